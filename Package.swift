@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "StubKit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "StubKit", targets: ["StubKit"]),
+        .executable(name: "stubdemo", targets: ["stubdemo"]),
+        .executable(name: "stublint", targets: ["stublint"]),
+        .executable(name: "stubbench", targets: ["stubbench"]),
+    ],
+    dependencies: [
+        // Tools only: the library that apps link depends on Foundation alone.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: Core library (linked by apps; Foundation only)
+        .target(name: "StubKit"),
+
+        // MARK: Command-line tools
+        // The stand-in app: activates from its own launch arguments, then performs requests.
+        .executableTarget(name: "stubdemo", dependencies: ["StubKit"], path: "Tools/stubdemo"),
+        // The bundle linter and request explainer used in CI and editors.
+        .executableTarget(
+            name: "stublint",
+            dependencies: ["StubKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/stublint"
+        ),
+        // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
+        .executableTarget(name: "stubbench", dependencies: ["StubKit"], path: "Tools/stubbench"),
+
+        // MARK: Tests
+        // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.
+        .target(name: "StubKitTestSupport", dependencies: ["StubKit"], path: "Tests/StubKitTestSupport"),
+        .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTestSupport"]),
+    ]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.swiftLanguageMode(.v6))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

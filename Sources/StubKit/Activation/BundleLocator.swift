@@ -1,0 +1,70 @@
+import Foundation
+
+/// Finds template folders in the search folders, in a fixed order.
+///
+/// A template `<t>` is the folder `<t>.bundle` or `<t>` in the first search folder that has one:
+/// the folder passed to the API, then each folder in `STUB_BUNDLES_PATH` (colon-separated), then the
+/// main bundle's resources, then `./StubBundles`.
+public struct BundleLocator: Sendable {
+    public var searchFolders: [URL]
+
+    public init(searchFolders: [URL]) {
+        self.searchFolders = searchFolders
+    }
+
+    /// The documented search order.
+    public init(explicitFolder: URL? = nil, environment: [String: String], currentDirectory: URL? = nil, includeMainBundle: Bool = true) {
+        var folders: [URL] = []
+        if let explicitFolder { folders.append(explicitFolder) }
+        if let path = environment[LaunchConfiguration.bundlesPathVariable] {
+            folders += path.split(separator: ":").filter { !$0.isEmpty }.map { URL(fileURLWithPath: String($0), isDirectory: true) }
+        }
+        if includeMainBundle, let resources = Bundle.main.resourceURL { folders.append(resources) }
+        let cwd = currentDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        folders.append(cwd.appendingPathComponent("StubBundles", isDirectory: true))
+        var seen = Set<String>()
+        self.searchFolders = folders.map(\.standardizedFileURL).filter { seen.insert($0.path).inserted }
+    }
+
+    /// The folder of a template, or `nil` when no search folder has it.
+    public func folder(for template: String) -> URL? {
+        for folder in searchFolders {
+            for name in ["\(template).bundle", template] {
+                let candidate = folder.appendingPathComponent(name, isDirectory: true)
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                    return candidate
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Every template the search folders hold: folders ending in `.bundle` or holding a rules file. Sorted.
+    public func availableTemplates() -> [String] {
+        var names = Set<String>()
+        for folder in searchFolders {
+            for url in Self.bundleFolders(in: folder) { names.insert(StubBundle.templateName(ofFolder: url)) }
+        }
+        return names.sorted()
+    }
+
+    /// The bundle folders directly inside `folder`, sorted by name.
+    public static func bundleFolders(in folder: URL) -> [URL] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return entries.sorted().compactMap { name -> URL? in
+            let url = folder.appendingPathComponent(name, isDirectory: true)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+            if name.hasSuffix(".bundle") { return url }
+            let hasRules = RuleKeys.rulesFileNames.contains { FileManager.default.fileExists(atPath: url.appendingPathComponent($0).path) }
+            return hasRules ? url : nil
+        }
+    }
+
+    /// Whether `folder` is itself a bundle (holds a rules file, or ends in `.bundle`).
+    public static func isBundle(_ folder: URL) -> Bool {
+        folder.lastPathComponent.hasSuffix(".bundle")
+            || RuleKeys.rulesFileNames.contains { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
+    }
+}

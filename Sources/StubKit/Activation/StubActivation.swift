@@ -1,0 +1,60 @@
+import Foundation
+
+/// The one call an app makes at start-up: read the launch arguments and environment, load the
+/// bundles they name, and start answering requests.
+///
+/// ```swift
+/// // application(_:didFinishLaunchingWithOptions:), or the top of main.swift
+/// try StubActivation.activate()
+/// ```
+///
+/// With no `STUB_…` argument or variable it does nothing and returns `nil`, so the production app
+/// behaves exactly as without StubKit.
+public struct StubActivation: Sendable {
+    public let engine: StubEngine
+    public let configuration: LaunchConfiguration
+    /// Where each template was found, in activation order.
+    public let folders: [URL]
+    /// Notes and warnings from loading (errors make activation throw in strict mode).
+    public let diagnostics: [Diagnostic]
+
+    /// Activates stubbing from the process's own launch arguments and environment.
+    ///
+    /// - Parameters:
+    ///   - bundlesFolder: a folder to search first for templates.
+    ///   - mode: strict (the default) refuses a bundle with errors; lenient serves its sound rules.
+    ///   - register: also register the protocol for `URLSession.shared` (see the README's Linux caveat).
+    /// - Throws: ``StubKitError`` for an unknown template or, in strict mode, a bundle with errors.
+    @discardableResult
+    public static func activate(
+        arguments: [String] = ProcessInfo.processInfo.arguments,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        bundlesFolder: URL? = nil,
+        mode: StubEngine.Mode = .strict,
+        register: Bool = true
+    ) throws(StubKitError) -> StubActivation? {
+        let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+        guard !configuration.isEmpty else { return nil }
+        let locator = BundleLocator(explicitFolder: bundlesFolder, environment: environment)
+        let activation = try prepare(configuration, locator: locator, mode: mode)
+        if register { activation.engine.register() }
+        return activation
+    }
+
+    /// Loads the templates of a configuration into a new engine without registering it.
+    public static func prepare(_ configuration: LaunchConfiguration, locator: BundleLocator, mode: StubEngine.Mode = .strict) throws(StubKitError) -> StubActivation {
+        let engine = StubEngine(mode: mode, killSwitch: configuration.killSwitch)
+        var folders: [URL] = []
+        var diagnostics: [Diagnostic] = []
+        for template in configuration.templates {
+            guard let folder = locator.folder(for: template) else {
+                let available = locator.availableTemplates()
+                throw .unknownTemplate(name: template, searched: locator.searchFolders.map(\.path), available: available,
+                                       suggestion: Suggestion.closest(to: template, in: available))
+            }
+            diagnostics += try engine.activate(folder: folder)
+            folders.append(folder)
+        }
+        return StubActivation(engine: engine, configuration: configuration, folders: folders, diagnostics: diagnostics)
+    }
+}

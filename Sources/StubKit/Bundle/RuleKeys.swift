@@ -1,0 +1,32 @@
+/// The keys a rules file may use, in one place for the decoder, the linter's suggestions and the schema test.
+public enum RuleKeys {
+    /// Keys of one rule.
+    public static let rule: [String] = [
+        "name", "method", "path", "urlRegex", "host", "query", "requestHeaders",
+        "status", "response", "body", "json", "headers", "contentType", "delay", "error", "priority",
+    ]
+
+    /// Keys of the older Just Eat-style format, still read, each with its current form.
+    public static let legacy: [String: String] = [
+        "matching_url": "urlRegex",
+        "json_file": "response",
+        "status_code": "status",
+        "http_method": "method",
+        "inline_response": "body",
+    ]
+
+    /// Keys of the top-level dictionary form.
+    public static let topLevel: [String] = [
+        "rules", "name", "description", "host", "headers", "requestHeaders", "delay",
+    ]
+
+    /// Methods accepted in `method`.
+    public static let httpMethods: [String] = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
+    ]
+
+    /// Names of rules files, in the order they are looked for.
+    public static let rulesFileNames: [String] = [
+        "stubsRules.json", "stubsRules.plist", "stubRules.json", "stubRules.plist",
+    ]
+}

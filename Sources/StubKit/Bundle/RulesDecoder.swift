@@ -1,0 +1,430 @@
+import Foundation
+
+/// Turns the parsed rules file of one bundle into rules, collecting every problem on the way.
+///
+/// It never stops at the first problem: each rule is checked fully, and a rule with an error is left
+/// out of the result but reported, never dropped in silence.
+struct RulesDecoder {
+    /// The rules file as diagnostics name it.
+    let file: String
+    /// The bundle folder, for response files.
+    let folder: URL
+    let options: BundleLoader.Options
+    private(set) var diagnostics: [Diagnostic] = []
+    private var errorCount = 0
+    /// Files inside the bundle that some rule names (standardized paths).
+    private(set) var referencedFiles: Set<String> = []
+
+    init(file: String, folder: URL, options: BundleLoader.Options) {
+        self.file = file
+        self.folder = folder.standardizedFileURL
+        self.options = options
+    }
+
+    private struct Defaults {
+        var host: String?
+        var headers: [(name: String, value: String)] = []
+        var requestHeaders: [String: String] = [:]
+        var delay: TimeInterval = 0
+    }
+
+    // MARK: Top level
+
+    mutating func decode(_ root: SourceValue) -> [StubRule] {
+        switch root.kind {
+        case .array(let items):
+            return decodeRules(items, keyPathPrefix: "", defaults: Defaults())
+        case .dictionary(let entries):
+            var defaults = Defaults()
+            var rulesValue: SourceValue? = nil
+            var seen = Set<String>()
+            for entry in entries {
+                guard checkDuplicate(entry, keyPath: "", seen: &seen) else { continue }
+                switch entry.key {
+                case "rules":
+                    if entry.value.arrayValue != nil { rulesValue = entry.value }
+                    else { wrongType(entry.value, keyPath: "rules", expected: "an array of rule dictionaries") }
+                case "name", "description":
+                    _ = string(entry.value, keyPath: entry.key)
+                case "host":
+                    defaults.host = host(entry.value, keyPath: "host")
+                case "headers":
+                    defaults.headers = stringPairs(entry.value, keyPath: "headers") ?? []
+                case "requestHeaders":
+                    defaults.requestHeaders = stringDictionary(entry.value, keyPath: "requestHeaders") ?? [:]
+                case "delay":
+                    defaults.delay = delay(entry.value, keyPath: "delay") ?? 0
+                default:
+                    unknownKey(entry, keyPath: "", candidates: RuleKeys.topLevel)
+                }
+            }
+            guard let rulesValue, let items = rulesValue.arrayValue else {
+                if !entries.contains(where: { $0.key == "rules" }) {
+                    report(.missingKey, at: root.position, keyPath: "", "the top-level dictionary has no 'rules' key",
+                           fix: "put the rules in an array under 'rules'")
+                }
+                return []
+            }
+            return decodeRules(items, keyPathPrefix: "rules", defaults: defaults)
+        default:
+            report(.invalidTopLevel, at: root.position, keyPath: "",
+                   "the top level is \(root.typeDescription); expected an array of rules or a dictionary with 'rules'")
+            return []
+        }
+    }
+
+    private mutating func decodeRules(_ items: [SourceValue], keyPathPrefix: String, defaults: Defaults) -> [StubRule] {
+        var rules: [StubRule] = []
+        for (index, item) in items.enumerated() {
+            let keyPath = "\(keyPathPrefix)[\(index)]"
+            let errorsBefore = errorCount
+            guard let rule = decodeRule(item, index: index, keyPath: keyPath, defaults: defaults) else { continue }
+            // A rule with an error is reported and left out, so lenient mode serves only sound rules.
+            if errorCount == errorsBefore { rules.append(rule) }
+        }
+        return rules
+    }
+
+    // MARK: One rule
+
+    private mutating func decodeRule(_ value: SourceValue, index: Int, keyPath: String, defaults: Defaults) -> StubRule? {
+        guard let entries = value.dictionaryValue else {
+            wrongType(value, keyPath: keyPath, expected: "a rule dictionary")
+            return nil
+        }
+        var request = RequestConditions(host: defaults.host, headers: defaults.requestHeaders)
+        var response = StubResponse(headers: defaults.headers, delay: defaults.delay)
+        var name: String? = nil
+        var priority = 0
+        var bodySources: [(key: String, position: SourcePosition?)] = []
+        var seen = Set<String>()
+
+        for entry in entries {
+            let path = "\(keyPath).\(entry.key)"
+            guard checkDuplicate(entry, keyPath: keyPath, seen: &seen) else { continue }
+            if let current = RuleKeys.legacy[entry.key], options.reportLegacyKeys {
+                report(.legacyKey, at: entry.keyPosition, keyPath: path,
+                       "'\(entry.key)' is a legacy key", fix: legacyFix(entry, current: current))
+            }
+            switch entry.key {
+            case "name":
+                name = string(entry.value, keyPath: path)
+            case "method", "http_method":
+                request.methods = methods(entry.value, keyPath: path)
+            case "path":
+                guard let text = string(entry.value, keyPath: path) else { continue }
+                do {
+                    request.path = try PathPattern(parsing: text)
+                } catch {
+                    report(.invalidPathPattern, at: entry.value.position, keyPath: path, "invalid path pattern '\(text)': \(error.message)", fix: error.fix)
+                }
+            case "urlRegex", "matching_url":
+                guard let text = string(entry.value, keyPath: path) else { continue }
+                do {
+                    request.urlPattern = try RegexPattern(text)
+                } catch {
+                    report(.invalidRegex, at: entry.value.position, keyPath: path, "regular expression '\(text)' does not compile",
+                           fix: "check brackets and escape special characters such as '?' and '(' with a backslash")
+                }
+            case "host":
+                request.host = host(entry.value, keyPath: path)
+            case "query":
+                request.query = stringDictionary(entry.value, keyPath: path) ?? [:]
+            case "requestHeaders":
+                if let headers = stringDictionary(entry.value, keyPath: path) {
+                    request.headers.merge(headers) { _, new in new }
+                }
+            case "status", "status_code":
+                if let status = status(entry.value, keyPath: path) { response.status = status }
+            case "response":
+                bodySources.append((entry.key, entry.keyPosition))
+                if let relative = string(entry.value, keyPath: path),
+                   let url = responseFile(relative, at: entry.value.position, keyPath: path) {
+                    response.body = .file(url)
+                }
+            case "json_file":
+                bodySources.append((entry.key, entry.keyPosition))
+                if let base = string(entry.value, keyPath: path),
+                   let url = responseFile(base + ".json", at: entry.value.position, keyPath: path) {
+                    response.body = .file(url)
+                }
+            case "body":
+                bodySources.append((entry.key, entry.keyPosition))
+                if let text = string(entry.value, keyPath: path) { response.body = .inline(Data(text.utf8)) }
+            case "inline_response":
+                // Real legacy files carry an empty inline_response beside json_file; only a non-empty one is a body.
+                if let text = string(entry.value, keyPath: path), !text.isEmpty {
+                    bodySources.append((entry.key, entry.keyPosition))
+                    response.body = .inline(Data(text.utf8))
+                }
+            case "json":
+                bodySources.append((entry.key, entry.keyPosition))
+                response.body = .json(entry.value.jsonData())
+            case "headers":
+                if let headers = stringPairs(entry.value, keyPath: path) {
+                    response.headers.removeAll { existing in headers.contains { $0.name.caseInsensitiveCompare(existing.name) == .orderedSame } }
+                    response.headers.append(contentsOf: headers)
+                }
+            case "contentType":
+                response.contentType = string(entry.value, keyPath: path)
+            case "delay":
+                if let delay = delay(entry.value, keyPath: path) { response.delay = delay }
+            case "error":
+                guard let text = string(entry.value, keyPath: path) else { continue }
+                if let error = SimulatedNetworkError(rawValue: text) {
+                    response.error = error
+                } else {
+                    let suggestion = Suggestion.closest(to: text, in: SimulatedNetworkError.allCases.map(\.rawValue))
+                    report(.unknownError, at: entry.value.position, keyPath: path, "unknown simulated error '\(text)'",
+                           fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + SimulatedNetworkError.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+            case "priority":
+                if let p = integer(entry.value, keyPath: path) { priority = p }
+            default:
+                unknownKey(entry, keyPath: keyPath, candidates: RuleKeys.rule + RuleKeys.legacy.keys.sorted())
+            }
+        }
+
+        if request.path == nil && request.urlPattern == nil {
+            let hadBadPath = entries.contains { ["path", "urlRegex", "matching_url"].contains($0.key) }
+            if !hadBadPath {
+                report(.missingKey, at: value.position, keyPath: keyPath, "the rule has no 'path'",
+                       fix: "add a path pattern such as \"path\": \"/restaurants/{id}\" (or \"/**\" to match every path)")
+            }
+        }
+        if entries.contains(where: { $0.key == "path" }) && entries.contains(where: { $0.key == "urlRegex" || $0.key == "matching_url" }) {
+            let key = entries.first { $0.key == "urlRegex" || $0.key == "matching_url" }!
+            report(.conflictingKeys, at: key.keyPosition, keyPath: "\(keyPath).\(key.key)", "'path' and '\(key.key)' cannot be used together",
+                   fix: "keep one of them")
+        }
+        if bodySources.count > 1 {
+            let second = bodySources[1]
+            report(.conflictingKeys, at: second.position, keyPath: "\(keyPath).\(second.key)",
+                   "'\(bodySources[0].key)' and '\(second.key)' both give the response body",
+                   fix: "keep one of them")
+        }
+        if response.error != nil, let first = bodySources.first {
+            report(.conflictingKeys, at: first.position, keyPath: "\(keyPath).\(first.key)",
+                   "'error' simulates a network failure, so the body in '\(first.key)' would never be sent",
+                   fix: "remove '\(first.key)' or 'error'")
+        }
+        let source = RuleSource(file: file, position: value.position, index: index, keyPath: keyPath)
+        return StubRule(name: name, source: source, request: request, response: response, priority: priority)
+    }
+
+    private func legacyFix(_ entry: SourceValue.Entry, current: String) -> String {
+        switch entry.key {
+        case "json_file":
+            let base = entry.value.stringValue ?? "name"
+            return "write \"response\": \"\(base).json\""
+        case "status_code":
+            return "write \"status\" as an integer"
+        case "matching_url":
+            return "write 'urlRegex' (same meaning), or a 'path' pattern, which is faster and can be checked for shadowing"
+        default:
+            return "write '\(current)'"
+        }
+    }
+
+    // MARK: Values
+
+    private mutating func string(_ value: SourceValue, keyPath: String) -> String? {
+        if case .string(let s) = value.kind { return s }
+        wrongType(value, keyPath: keyPath, expected: "a string")
+        return nil
+    }
+
+    private mutating func integer(_ value: SourceValue, keyPath: String) -> Int? {
+        switch value.kind {
+        case .integer(let i): return i
+        case .real(let d) where d == d.rounded() && abs(d) < 1e15: return Int(d)
+        default:
+            wrongType(value, keyPath: keyPath, expected: "an integer")
+            return nil
+        }
+    }
+
+    private mutating func status(_ value: SourceValue, keyPath: String) -> Int? {
+        let status: Int
+        switch value.kind {
+        case .integer(let i): status = i
+        case .string(let s):
+            guard let i = Int(s.trimmingCharacters(in: .whitespaces)) else {
+                report(.invalidStatus, at: value.position, keyPath: keyPath, "status '\(s)' is not a number", fix: "write an HTTP status code such as 200")
+                return nil
+            }
+            status = i
+        default:
+            wrongType(value, keyPath: keyPath, expected: "an integer such as 200")
+            return nil
+        }
+        guard (100...599).contains(status) else {
+            report(.invalidStatus, at: value.position, keyPath: keyPath, "status \(status) is not an HTTP status code", fix: "use a code from 100 to 599")
+            return nil
+        }
+        return status
+    }
+
+    private mutating func delay(_ value: SourceValue, keyPath: String) -> TimeInterval? {
+        let seconds: Double
+        switch value.kind {
+        case .integer(let i): seconds = Double(i)
+        case .real(let d): seconds = d
+        default:
+            wrongType(value, keyPath: keyPath, expected: "a number of seconds")
+            return nil
+        }
+        guard seconds >= 0, seconds.isFinite else {
+            report(.negativeDelay, at: value.position, keyPath: keyPath, "delay \(seconds) is negative", fix: "use 0 or more seconds")
+            return nil
+        }
+        return seconds
+    }
+
+    private mutating func methods(_ value: SourceValue, keyPath: String) -> Set<String>? {
+        var names: [(String, SourcePosition?)] = []
+        switch value.kind {
+        case .string(let s): names = [(s, value.position)]
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                if let s = string(item, keyPath: "\(keyPath)[\(i)]") { names.append((s, item.position)) }
+            }
+            if items.isEmpty {
+                report(.invalidValue, at: value.position, keyPath: keyPath, "the method list is empty", fix: "remove 'method' to match any method")
+                return nil
+            }
+        default:
+            wrongType(value, keyPath: keyPath, expected: "a method name or a list of them")
+            return nil
+        }
+        var result = Set<String>()
+        for (name, position) in names {
+            let upper = name.uppercased()
+            if RuleKeys.httpMethods.contains(upper) {
+                result.insert(upper)
+            } else {
+                let suggestion = Suggestion.closest(to: upper, in: RuleKeys.httpMethods)
+                report(.unknownMethod, at: position, keyPath: keyPath, "unknown HTTP method '\(name)'",
+                       fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + RuleKeys.httpMethods.joined(separator: ", "))
+            }
+        }
+        return result.isEmpty ? nil : result
+    }
+
+    private mutating func host(_ value: SourceValue, keyPath: String) -> String? {
+        guard let text = string(value, keyPath: keyPath) else { return nil }
+        if text.isEmpty || text.contains("/") || text.contains(" ") {
+            report(.invalidValue, at: value.position, keyPath: keyPath, "'\(text)' is not a host name",
+                   fix: "write the host alone, without scheme or path, such as api.example.com")
+            return nil
+        }
+        return text.lowercased()
+    }
+
+    private mutating func scalarText(_ value: SourceValue, keyPath: String) -> String? {
+        switch value.kind {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .real(let d): return String(d)
+        case .bool(let b): return b ? "true" : "false"
+        default:
+            wrongType(value, keyPath: keyPath, expected: "a string")
+            return nil
+        }
+    }
+
+    private mutating func stringPairs(_ value: SourceValue, keyPath: String) -> [(name: String, value: String)]? {
+        guard let entries = value.dictionaryValue else {
+            wrongType(value, keyPath: keyPath, expected: "a dictionary of names to strings")
+            return nil
+        }
+        var seen = Set<String>()
+        var pairs: [(name: String, value: String)] = []
+        for entry in entries {
+            guard checkDuplicate(entry, keyPath: keyPath, seen: &seen) else { continue }
+            if let text = scalarText(entry.value, keyPath: "\(keyPath).\(entry.key)") { pairs.append((entry.key, text)) }
+        }
+        return pairs
+    }
+
+    private mutating func stringDictionary(_ value: SourceValue, keyPath: String) -> [String: String]? {
+        guard let pairs = stringPairs(value, keyPath: keyPath) else { return nil }
+        return Dictionary(pairs, uniquingKeysWith: { _, last in last })
+    }
+
+    // MARK: Response files
+
+    /// Resolves a response file inside the bundle folder, refusing any path that leaves it.
+    private mutating func responseFile(_ relative: String, at position: SourcePosition?, keyPath: String) -> URL? {
+        if relative.isEmpty {
+            report(.invalidValue, at: position, keyPath: keyPath, "the response file name is empty", fix: "name a file in the bundle folder")
+            return nil
+        }
+        if relative.hasPrefix("/") || relative.hasPrefix("~") {
+            report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' is an absolute path",
+                   fix: "copy the file into the bundle folder and name it relative to the folder")
+            return nil
+        }
+        var depth = 0
+        for component in relative.split(separator: "/") {
+            if component == ".." { depth -= 1 } else if component != "." { depth += 1 }
+            if depth < 0 {
+                report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' lies outside the bundle folder",
+                       fix: "copy the file into the bundle folder; bundles must be self-contained")
+                return nil
+            }
+        }
+        let url = folder.appendingPathComponent(relative).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            let siblings = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+            let suggestion = Suggestion.closest(to: url.lastPathComponent, in: siblings.filter { !RuleKeys.rulesFileNames.contains($0) })
+            report(.missingResponseFile, at: position, keyPath: keyPath, "response file '\(relative)' does not exist",
+                   fix: suggestion.map { "did you mean '\($0)'?" } ?? "add the file to the bundle folder or correct the name")
+            return nil
+        }
+        let resolved = url.resolvingSymlinksInPath().path
+        let folderPath = folder.resolvingSymlinksInPath().path
+        guard resolved.hasPrefix(folderPath.hasSuffix("/") ? folderPath : folderPath + "/") else {
+            report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' is a symbolic link to '\(resolved)', outside the bundle folder",
+                   fix: "replace the link with a copy of the file")
+            return nil
+        }
+        if isDirectory.boolValue {
+            report(.unreadableFile, at: position, keyPath: keyPath, "response file '\(relative)' is a folder", fix: "name a file")
+            return nil
+        }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            report(.unreadableFile, at: position, keyPath: keyPath, "response file '\(relative)' cannot be read", fix: "check its permissions")
+            return nil
+        }
+        referencedFiles.insert(url.path)
+        return url
+    }
+
+    // MARK: Reporting
+
+    /// Reports a repeated key; returns false for the repeat, which is then skipped.
+    private mutating func checkDuplicate(_ entry: SourceValue.Entry, keyPath: String, seen: inout Set<String>) -> Bool {
+        if seen.insert(entry.key).inserted { return true }
+        report(.duplicateKey, at: entry.keyPosition, keyPath: keyPath.isEmpty ? entry.key : "\(keyPath).\(entry.key)",
+               "key '\(entry.key)' appears twice in the same dictionary; the first one is used", fix: "remove one of them")
+        return false
+    }
+
+    private mutating func unknownKey(_ entry: SourceValue.Entry, keyPath: String, candidates: [String]) {
+        let suggestion = Suggestion.closest(to: entry.key, in: candidates)
+        report(.unknownKey, at: entry.keyPosition, keyPath: keyPath.isEmpty ? entry.key : "\(keyPath).\(entry.key)",
+               "unknown key '\(entry.key)'", fix: suggestion.map { "did you mean '\($0)'?" })
+    }
+
+    private mutating func wrongType(_ value: SourceValue, keyPath: String, expected: String) {
+        report(.wrongType, at: value.position, keyPath: keyPath, "expected \(expected), found \(value.typeDescription)")
+    }
+
+    private mutating func report(_ code: DiagnosticCode, at position: SourcePosition?, keyPath: String, _ message: String, fix: String? = nil) {
+        let diagnostic = Diagnostic(code, file: file, position: position, keyPath: keyPath, message: message, fix: fix)
+        if diagnostic.severity == .error { errorCount += 1 }
+        diagnostics.append(diagnostic)
+    }
+}

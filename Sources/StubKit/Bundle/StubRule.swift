@@ -1,0 +1,174 @@
+import Foundation
+
+/// One rule of a stub bundle: which requests it answers, and with what.
+public struct StubRule: Sendable {
+    /// The name used in reports: the rule's `name`, or `METHOD path` when it has none.
+    public var name: String?
+    /// Where the rule is written.
+    public var source: RuleSource
+    public var request: RequestConditions
+    public var response: StubResponse
+    /// Higher first. Defaults to 0.
+    public var priority: Int
+
+    public init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse, priority: Int = 0) {
+        self.name = name
+        self.source = source
+        self.request = request
+        self.response = response
+        self.priority = priority
+    }
+
+    /// A short label for logs and reports.
+    public var displayName: String {
+        if let name { return name }
+        return "\(request.methodsDescription) \(request.pathDescription)"
+    }
+}
+
+/// Where a rule is written: the file, the position of its dictionary, its index and key path.
+public struct RuleSource: Sendable, Hashable {
+    public var file: String
+    public var position: SourcePosition?
+    /// The rule's index in the file's rule list, from 0.
+    public var index: Int
+    /// `rules[3]` or `[3]`, depending on the top level of the file.
+    public var keyPath: String
+
+    public init(file: String, position: SourcePosition?, index: Int, keyPath: String) {
+        self.file = file
+        self.position = position
+        self.index = index
+        self.keyPath = keyPath
+    }
+
+    /// `file:line:column`, or `file (keyPath)` when the format has no positions.
+    public var locationDescription: String {
+        if let position { return "\(file):\(position.line):\(position.column)" }
+        return "\(file) (\(keyPath))"
+    }
+}
+
+/// The conditions a request must meet for a rule to answer it. All present conditions must hold.
+public struct RequestConditions: Sendable, Hashable {
+    /// Upper-cased methods; `nil` means any method.
+    public var methods: Set<String>?
+    public var path: PathPattern?
+    /// An unanchored regular expression over the absolute URL (`matching_url`).
+    public var urlPattern: RegexPattern?
+    /// Lower-cased host; `nil` means any host.
+    public var host: String?
+    /// Query items that must be present with these values.
+    public var query: [String: String]
+    /// Request headers (names compared case-insensitively) that must be present with these values.
+    public var headers: [String: String]
+
+    public init(
+        methods: Set<String>? = nil,
+        path: PathPattern? = nil,
+        urlPattern: RegexPattern? = nil,
+        host: String? = nil,
+        query: [String: String] = [:],
+        headers: [String: String] = [:]
+    ) {
+        self.methods = methods
+        self.path = path
+        self.urlPattern = urlPattern
+        self.host = host
+        self.query = query
+        self.headers = headers
+    }
+
+    var methodsDescription: String {
+        guard let methods else { return "ANY" }
+        return methods.sorted().joined(separator: "|")
+    }
+
+    var pathDescription: String {
+        if let path { return path.description }
+        if let urlPattern { return "~\(urlPattern.pattern)" }
+        return "/**"
+    }
+}
+
+/// What a rule answers with: a response, or a simulated network failure.
+public struct StubResponse: Sendable {
+    public var status: Int
+    /// Response headers in the order written; `Content-Type` and `Content-Length` are added when absent.
+    public var headers: [(name: String, value: String)]
+    public var body: ResponseBody
+    public var contentType: String?
+    /// Seconds to wait before the response starts.
+    public var delay: TimeInterval
+    /// When set, the request fails with this error instead of receiving a response.
+    public var error: SimulatedNetworkError?
+
+    public init(
+        status: Int = 200,
+        headers: [(name: String, value: String)] = [],
+        body: ResponseBody = .empty,
+        contentType: String? = nil,
+        delay: TimeInterval = 0,
+        error: SimulatedNetworkError? = nil
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.contentType = contentType
+        self.delay = delay
+        self.error = error
+    }
+
+    /// The content type sent: the rule's, else one inferred from the response file's extension.
+    public var effectiveContentType: String? {
+        if let contentType { return contentType }
+        if let header = headers.first(where: { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+            return header.value
+        }
+        switch body {
+        case .file(let url): return MediaType.forExtension(url.pathExtension)
+        case .json: return "application/json"
+        case .inline, .empty: return nil
+        }
+    }
+}
+
+/// Where a response body comes from.
+public enum ResponseBody: Sendable {
+    case empty
+    /// Text or bytes written in the rules file (`body`, `inline_response`).
+    case inline(Data)
+    /// A JSON value written in the rules file (`json`), already serialized.
+    case json(Data)
+    /// A file inside the bundle folder, streamed when served.
+    case file(URL)
+}
+
+/// The network failures a rule can simulate, by the names used in rules files.
+public enum SimulatedNetworkError: String, Sendable, CaseIterable {
+    case notConnectedToInternet
+    case timedOut
+    case networkConnectionLost
+    case cannotFindHost
+    case cannotConnectToHost
+    case dnsLookupFailed
+    case secureConnectionFailed
+    case badServerResponse
+    case cancelled
+    case resourceUnavailable
+
+    public var code: URLError.Code {
+        switch self {
+        case .notConnectedToInternet: return .notConnectedToInternet
+        case .timedOut: return .timedOut
+        case .networkConnectionLost: return .networkConnectionLost
+        case .cannotFindHost: return .cannotFindHost
+        case .cannotConnectToHost: return .cannotConnectToHost
+        case .dnsLookupFailed: return .dnsLookupFailed
+        case .secureConnectionFailed: return .secureConnectionFailed
+        case .badServerResponse: return .badServerResponse
+        case .cancelled: return .cancelled
+        case .resourceUnavailable: return .resourceUnavailable
+        }
+    }
+}

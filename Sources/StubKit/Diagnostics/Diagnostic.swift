@@ -1,0 +1,89 @@
+import Foundation
+
+/// One problem found in a stub bundle, reported the way a compiler reports one.
+///
+/// `file:line:column: error: message [SK012]`, with the key path (`rules[3].status`) that names the
+/// value for formats that have no positions, and a fix where one is obvious.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable {
+        case note, warning, error
+
+        private var rank: Int {
+            switch self {
+            case .note: return 0
+            case .warning: return 1
+            case .error: return 2
+            }
+        }
+
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    public var code: DiagnosticCode
+    public var severity: Severity
+    /// The file the problem is in (a rules file, a response file, or the bundle folder).
+    public var file: String
+    public var position: SourcePosition?
+    /// The path of the offending value inside the rules file, such as `rules[3].status`; empty for the whole file.
+    public var keyPath: String
+    public var message: String
+    /// How to fix it, when there is one obvious fix.
+    public var fix: String?
+    /// A second place involved (the earlier rule that shadows this one, the other rules file).
+    public var related: RelatedLocation?
+
+    public struct RelatedLocation: Sendable, Hashable {
+        public var file: String
+        public var position: SourcePosition?
+        public var keyPath: String
+        public var message: String
+    }
+
+    public init(
+        _ code: DiagnosticCode,
+        severity: Severity? = nil,
+        file: String,
+        position: SourcePosition? = nil,
+        keyPath: String = "",
+        message: String,
+        fix: String? = nil,
+        related: RelatedLocation? = nil
+    ) {
+        self.code = code
+        self.severity = severity ?? code.defaultSeverity
+        self.file = file
+        self.position = position
+        self.keyPath = keyPath
+        self.message = message
+        self.fix = fix
+        self.related = related
+    }
+
+    /// The compiler-style line: `file:line:col: error: message [SK012]`.
+    public var description: String {
+        var location = file
+        if let position { location += ":\(position.line):\(position.column)" }
+        var text = "\(location): \(severity.rawValue): "
+        if !keyPath.isEmpty { text += "\(keyPath): " }
+        text += message
+        if let fix { text += "; \(fix)" }
+        return text + " [\(code.rawValue)]"
+    }
+}
+
+extension Array where Element == Diagnostic {
+    public var hasErrors: Bool { contains { $0.severity == .error } }
+    public var errors: [Diagnostic] { filter { $0.severity == .error } }
+
+    /// Sorted by file, then position, then key path: the order a reader expects, whatever the order found.
+    public func sortedForDisplay() -> [Diagnostic] {
+        sorted {
+            if $0.file != $1.file { return $0.file < $1.file }
+            let l = $0.position ?? SourcePosition(line: 0, column: 0)
+            let r = $1.position ?? SourcePosition(line: 0, column: 0)
+            if l != r { return l < r }
+            if $0.keyPath != $1.keyPath { return $0.keyPath < $1.keyPath }
+            return $0.code.rawValue < $1.code.rawValue
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// The stable code of every diagnostic StubKit reports.
+///
+/// Codes never change meaning once published: scripts and CI filters match on them. `docs/diagnostics.md`
+/// describes each one with an example.
+public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: String
+    public var defaultSeverity: Diagnostic.Severity
+    public var summary: String
+
+    public init?(rawValue: String) {
+        guard let known = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+
+    init(_ rawValue: String, _ severity: Diagnostic.Severity, _ summary: String) {
+        self.rawValue = rawValue
+        self.defaultSeverity = severity
+        self.summary = summary
+    }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    // MARK: Files and syntax
+    public static let unreadableFile = DiagnosticCode("SK001", .error, "a file or folder cannot be read")
+    public static let malformedFile = DiagnosticCode("SK002", .error, "the rules file is not valid JSON or property list")
+    public static let multipleRulesFiles = DiagnosticCode("SK003", .error, "a bundle folder holds more than one rules file")
+    public static let missingRulesFile = DiagnosticCode("SK004", .error, "a bundle folder holds no rules file")
+    public static let invalidTopLevel = DiagnosticCode("SK005", .error, "the top level is neither a list of rules nor a dictionary with 'rules'")
+    public static let emptyBundle = DiagnosticCode("SK006", .warning, "the bundle has no rules")
+
+    // MARK: Keys and values
+    public static let unknownKey = DiagnosticCode("SK010", .error, "a key StubKit does not know (often a typo)")
+    public static let wrongType = DiagnosticCode("SK011", .error, "a value has the wrong type")
+    public static let missingKey = DiagnosticCode("SK012", .error, "a required key is missing")
+    public static let invalidStatus = DiagnosticCode("SK013", .error, "a status code outside 100...599")
+    public static let unknownMethod = DiagnosticCode("SK014", .error, "an HTTP method that is not a valid token")
+    public static let invalidPathPattern = DiagnosticCode("SK015", .error, "a path pattern that cannot be parsed")
+    public static let invalidRegex = DiagnosticCode("SK016", .error, "a regular expression that does not compile")
+    public static let negativeDelay = DiagnosticCode("SK017", .error, "a negative or non-finite delay")
+    public static let unknownError = DiagnosticCode("SK018", .error, "an unknown simulated network error")
+    public static let conflictingKeys = DiagnosticCode("SK019", .error, "keys that cannot be used together")
+    public static let duplicateKey = DiagnosticCode("SK020", .error, "the same key twice in one dictionary")
+    public static let invalidValue = DiagnosticCode("SK021", .error, "a value of the right type that is not allowed")
+
+    // MARK: Response files
+    public static let missingResponseFile = DiagnosticCode("SK030", .error, "a response file that does not exist")
+    public static let responseOutsideBundle = DiagnosticCode("SK031", .error, "a response file outside the bundle folder")
+    public static let invalidJSONResponse = DiagnosticCode("SK032", .error, "a response file that should be JSON and is not")
+    public static let unusedFile = DiagnosticCode("SK033", .warning, "a file in the bundle that no rule uses")
+
+    // MARK: Rules as a set
+    public static let duplicateRule = DiagnosticCode("SK040", .warning, "two rules with the same request conditions")
+    public static let shadowedRule = DiagnosticCode("SK041", .warning, "a rule that can never match because an earlier one always does")
+    public static let caseCollidingTemplates = DiagnosticCode("SK042", .error, "template names that differ only in case")
+
+    // MARK: Legacy format
+    public static let legacyKey = DiagnosticCode("SK050", .note, "a legacy key with a current equivalent")
+
+    // MARK: Activation
+    public static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
+
+    public static let all: [DiagnosticCode] = [
+        .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle,
+        .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
+        .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
+        .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
+        .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplate,
+    ]
+}

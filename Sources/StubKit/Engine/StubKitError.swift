@@ -1,0 +1,61 @@
+import Foundation
+
+/// An error from loading or activating stubs. A struct over a private enum, so cases can be added
+/// without breaking callers.
+public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    private enum Kind: Sendable {
+        case bundleHasErrors(template: String, diagnostics: [Diagnostic])
+        case unknownTemplate(name: String, searched: [String], available: [String], suggestion: String?)
+    }
+
+    private let kind: Kind
+
+    static func bundleHasErrors(template: String, diagnostics: [Diagnostic]) -> StubKitError {
+        StubKitError(kind: .bundleHasErrors(template: template, diagnostics: diagnostics))
+    }
+
+    static func unknownTemplate(name: String, searched: [String], available: [String], suggestion: String?) -> StubKitError {
+        StubKitError(kind: .unknownTemplate(name: name, searched: searched, available: available, suggestion: suggestion))
+    }
+
+    /// The diagnostics behind the error (empty for an unknown template).
+    public var diagnostics: [Diagnostic] {
+        switch kind {
+        case .bundleHasErrors(_, let diagnostics): return diagnostics
+        case .unknownTemplate: return []
+        }
+    }
+
+    /// The template that failed.
+    public var template: String {
+        switch kind {
+        case .bundleHasErrors(let template, _): return template
+        case .unknownTemplate(let name, _, _, _): return name
+        }
+    }
+
+    /// The stable diagnostic code of the error.
+    public var code: DiagnosticCode {
+        switch kind {
+        case .bundleHasErrors(_, let diagnostics): return diagnostics.errors.first?.code ?? .unreadableFile
+        case .unknownTemplate: return .unknownTemplate
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .bundleHasErrors(let template, let diagnostics):
+            let errors = diagnostics.errors.sortedForDisplay()
+            return "stub bundle '\(template)' has \(errors.count) error\(errors.count == 1 ? "" : "s") and was not activated:\n"
+                + errors.map { "  " + $0.description }.joined(separator: "\n")
+        case .unknownTemplate(let name, let searched, let available, let suggestion):
+            var text = "unknown stub template '\(name)' [\(DiagnosticCode.unknownTemplate)]"
+            if let suggestion { text += "; did you mean '\(suggestion)'?" }
+            text += available.isEmpty ? "; no templates were found" : "; templates found: \(available.joined(separator: ", "))"
+            text += searched.isEmpty ? "; no folder was searched (set STUB_BUNDLES_PATH)" : "; searched: \(searched.joined(separator: ", "))"
+            return text
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

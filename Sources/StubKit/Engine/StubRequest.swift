@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request as the matcher sees it: method, URL and headers normalized once.
+public struct StubRequest: Sendable {
+    /// Upper-cased.
+    public var method: String
+    public var url: URL
+    /// Header names lower-cased; values as sent.
+    public var headers: [String: String]
+    /// The body, when the URL loading system handed one over (see the README on upload tasks).
+    public var body: Data?
+
+    /// Lower-cased host, or "" when the URL has none.
+    public let host: String
+    /// Path segments, percent-decoded, empty ones dropped.
+    public let pathSegments: [Substring]
+    /// Query items in order; a name without `=` has the value "".
+    public let queryItems: [(name: String, value: String)]
+
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method.uppercased()
+        self.url = url
+        var lowered: [String: String] = [:]
+        for (name, value) in headers { lowered[name.lowercased()] = value }
+        self.headers = lowered
+        self.body = body
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        self.host = (components?.host ?? "").lowercased()
+        let path = components?.percentEncodedPath ?? url.path
+        self.pathSegments = PathPattern.segments(ofPath: path).map { segment in
+            Substring(segment.removingPercentEncoding ?? String(segment))
+        }
+        self.queryItems = (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+    }
+
+    public init(_ request: URLRequest, body: Data? = nil) {
+        self.init(method: request.httpMethod ?? "GET",
+                  url: request.url ?? URL(string: "about:blank")!,
+                  headers: request.allHTTPHeaderFields ?? [:],
+                  body: body ?? request.httpBody)
+    }
+
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+}

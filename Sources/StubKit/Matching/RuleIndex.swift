@@ -1,0 +1,121 @@
+/// An immutable index over the rules of the active bundles, ordered by precedence.
+///
+/// Rules with a path pattern sit in a tree keyed by path segment: literal segments in a dictionary,
+/// `{param}` and `*` on one branch, `**` on another. A lookup walks only the branches a request's path
+/// can take, so its cost depends on the depth of the path and the few rules on it, not on how many
+/// rules there are. Rules without a path (`urlRegex`) are checked on every lookup, in precedence order.
+final class RuleIndex: Sendable {
+    /// One rule with where it came from. `rank` is its place in precedence order (0 answers first).
+    struct Entry: Sendable {
+        let rank: Int
+        let rule: StubRule
+        let bundle: String
+    }
+
+    let entries: [Entry]
+    private let root: Node
+    private let unindexed: [Int]
+
+    private final class Node: @unchecked Sendable {
+        // Built once in init, read-only afterwards.
+        var literal: [String: Node] = [:]
+        var single: Node?
+        var globstar: Node?
+        var terminal: [Int] = []
+
+        func child(for component: PathPattern.Component) -> Node {
+            switch component {
+            case .literal(let s):
+                if let node = literal[s] { return node }
+                let node = Node()
+                literal[s] = node
+                return node
+            case .parameter, .wildcard:
+                if let node = single { return node }
+                let node = Node()
+                single = node
+                return node
+            case .globstar:
+                if let node = globstar { return node }
+                let node = Node()
+                globstar = node
+                return node
+            }
+        }
+    }
+
+    /// Builds the index over bundles given in activation order (later bundles override earlier ones).
+    init(bundles: [StubBundle]) {
+        var ordered: [(priority: Int, bundleOrder: Int, ruleIndex: Int, rule: StubRule, bundle: String)] = []
+        for (bundleOrder, bundle) in bundles.enumerated() {
+            for (ruleIndex, rule) in bundle.rules.enumerated() {
+                ordered.append((rule.priority, bundleOrder, ruleIndex, rule, bundle.template))
+            }
+        }
+        // Precedence: higher priority, then later-activated bundle, then file order. Total, so stable.
+        ordered.sort {
+            if $0.priority != $1.priority { return $0.priority > $1.priority }
+            if $0.bundleOrder != $1.bundleOrder { return $0.bundleOrder > $1.bundleOrder }
+            return $0.ruleIndex < $1.ruleIndex
+        }
+        entries = ordered.enumerated().map { Entry(rank: $0.offset, rule: $0.element.rule, bundle: $0.element.bundle) }
+        let root = Node()
+        var unindexed: [Int] = []
+        for entry in entries {
+            guard let path = entry.rule.request.path else {
+                unindexed.append(entry.rank)
+                continue
+            }
+            var node = root
+            for component in path.components { node = node.child(for: component) }
+            node.terminal.append(entry.rank)
+        }
+        self.root = root
+        self.unindexed = unindexed
+    }
+
+    /// The best rule for the request, by precedence, with the path parameters it captured.
+    func firstMatch(for request: StubRequest) -> (entry: Entry, parameters: [String: String])? {
+        var candidates = unindexed
+        Self.collect(root, request.pathSegments[...], into: &candidates)
+        if candidates.count > 1 { candidates.sort() }
+        var previous = -1
+        for rank in candidates where rank != previous {
+            previous = rank
+            let entry = entries[rank]
+            if RequestMatcher.matches(entry.rule.request, request) {
+                let parameters = entry.rule.request.path?.match(request.pathSegments) ?? [:]
+                return (entry, parameters)
+            }
+        }
+        return nil
+    }
+
+    /// Whether any rule would answer the request (what `canInit` asks).
+    func hasMatch(for request: StubRequest) -> Bool {
+        firstMatch(for: request) != nil
+    }
+
+    private static func collect(_ node: Node, _ path: ArraySlice<Substring>, into result: inout [Int]) {
+        if let globstar = node.globstar {
+            // `**` absorbs any number of segments, including none.
+            var tail = path
+            while true {
+                collect(globstar, tail, into: &result)
+                if tail.isEmpty { break }
+                tail = tail.dropFirst()
+            }
+        }
+        collectChildren(node, path, into: &result)
+    }
+
+    private static func collectChildren(_ node: Node, _ path: ArraySlice<Substring>, into result: inout [Int]) {
+        guard let segment = path.first else {
+            result += node.terminal
+            return
+        }
+        let rest = path.dropFirst()
+        if let next = node.literal[String(segment)] { collect(next, rest, into: &result) }
+        if let next = node.single { collect(next, rest, into: &result) }
+    }
+}

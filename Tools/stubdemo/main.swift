@@ -1,0 +1,162 @@
+// stubdemo: a stand-in for an app under UI test.
+//
+// It does at start-up exactly what an app does (activate StubKit from its own launch arguments and
+// environment), then performs the requests named on its command line through URLSession and prints
+// one JSON object per request on its own line.
+//
+//   stubdemo [STUB_API_CALLS_<template>…] [STUB_KILL_NETWORK] [--session shared|custom] [--task data|async|upload|download]
+//            METHOD URL [--data BODY] [--header 'Name: value']… [METHOD URL …]
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StubKit
+
+struct RequestSpec {
+    var method: String
+    var url: URL
+    var body: Data?
+    var headers: [(String, String)] = []
+}
+
+enum SessionKind: String { case shared, custom }
+enum TaskKind: String { case data, async, upload, download }
+
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("stubdemo: \(message)\nusage: stubdemo [STUB_…] [--session shared|custom] [--task data|async|upload|download] METHOD URL [--data BODY] [--header 'Name: value'] …\n".utf8))
+    exit(2)
+}
+
+// MARK: Start-up, as an app does it
+
+let activation: StubActivation?
+do {
+    activation = try StubActivation.activate(register: false)
+} catch {
+    FileHandle.standardError.write(Data("stubdemo: \(error.description)\n".utf8))
+    exit(3)
+}
+
+// MARK: Command line
+
+var sessionKind = SessionKind.shared
+var taskKind = TaskKind.data
+var specs: [RequestSpec] = []
+var arguments = Array(CommandLine.arguments.dropFirst())
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    let flag = argument.drop { $0 == "-" }
+    if flag.hasPrefix(LaunchConfiguration.templatePrefix) || flag == LaunchConfiguration.killSwitchFlag { continue }
+    switch argument {
+    case "--session":
+        guard let value = arguments.first, let kind = SessionKind(rawValue: value) else { usage("--session takes shared or custom") }
+        sessionKind = kind
+        arguments.removeFirst()
+    case "--task":
+        guard let value = arguments.first, let kind = TaskKind(rawValue: value) else { usage("--task takes data, async, upload or download") }
+        taskKind = kind
+        arguments.removeFirst()
+    case "--data":
+        guard !specs.isEmpty, let value = arguments.first else { usage("--data follows METHOD URL and takes a body") }
+        specs[specs.count - 1].body = Data(value.utf8)
+        arguments.removeFirst()
+    case "--header":
+        guard !specs.isEmpty, let value = arguments.first, let colon = value.firstIndex(of: ":") else { usage("--header follows METHOD URL and takes 'Name: value'") }
+        let name = value[..<colon].trimmingCharacters(in: .whitespaces)
+        let headerValue = value[value.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        specs[specs.count - 1].headers.append((name, headerValue))
+        arguments.removeFirst()
+    default:
+        guard let urlText = arguments.first, let url = URL(string: urlText), url.scheme != nil else {
+            usage("expected METHOD URL, got '\(argument)'")
+        }
+        arguments.removeFirst()
+        specs.append(RequestSpec(method: argument.uppercased(), url: url))
+    }
+}
+
+// MARK: The session, as the app would make it
+
+let session: URLSession
+switch sessionKind {
+case .shared:
+    activation?.engine.register()
+    session = URLSession.shared
+case .custom:
+    let configuration = URLSessionConfiguration.ephemeral
+    activation?.engine.install(into: configuration)
+    session = URLSession(configuration: configuration)
+}
+
+// MARK: Requests
+
+func record(_ spec: RequestSpec, data: Data?, response: URLResponse?, error: (any Error)?) -> [String: Any] {
+    var object: [String: Any] = ["method": spec.method, "url": spec.url.absoluteString]
+    if let http = response as? HTTPURLResponse {
+        object["status"] = http.statusCode
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers[String(describing: name)] = String(describing: value) }
+        object["headers"] = headers
+    }
+    if let data {
+        if let text = String(data: data, encoding: .utf8) {
+            object["body"] = text
+        } else {
+            object["body"] = data.base64EncodedString()
+            object["bodyEncoding"] = "base64"
+        }
+    }
+    if let error {
+        let nsError = error as NSError
+        object["error"] = ["domain": nsError.domain, "code": nsError.code, "description": nsError.localizedDescription]
+    }
+    return object
+}
+
+func perform(_ spec: RequestSpec, taskKind: TaskKind, session: URLSession) async -> [String: Any] {
+    var request = URLRequest(url: spec.url)
+    request.httpMethod = spec.method
+    for (name, value) in spec.headers { request.addValue(value, forHTTPHeaderField: name) }
+    switch taskKind {
+    case .async:
+        request.httpBody = spec.body
+        do {
+            let (data, response) = try await session.data(for: request)
+            return record(spec, data: data, response: response, error: nil)
+        } catch {
+            return record(spec, data: nil, response: nil, error: error)
+        }
+    case .data, .upload, .download:
+        return await withCheckedContinuation { continuation in
+            let done: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+                nonisolated(unsafe) let object = record(spec, data: data, response: response, error: error)
+                continuation.resume(returning: object)
+            }
+            let task: URLSessionTask
+            switch taskKind {
+            case .upload:
+                task = session.uploadTask(with: request, from: spec.body ?? Data()) { done($0, $1, $2) }
+            case .download:
+                task = session.downloadTask(with: request) { fileURL, response, error in
+                    if let fileURL {
+                        done(try? Data(contentsOf: fileURL), response, error)
+                    } else if error == nil {
+                        done(nil, response, URLError(.cannotOpenFile, userInfo: [NSLocalizedDescriptionKey: "download finished without a file URL"]))
+                    } else {
+                        done(nil, response, error)
+                    }
+                }
+            default:
+                request.httpBody = spec.body
+                task = session.dataTask(with: request) { done($0, $1, $2) }
+            }
+            task.resume()
+        }
+    }
+}
+
+for spec in specs {
+    let object = await perform(spec, taskKind: taskKind, session: session)
+    let line = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    FileHandle.standardOutput.write(line + Data("\n".utf8))
+}
