@@ -22,12 +22,20 @@ struct ResponseBodyReader {
         case .empty:
             return
         case .inline(let data), .json(let data):
+            if size == Int.max {
+                if !data.isEmpty { _ = deliver(data) }
+                return
+            }
             var offset = 0
             while offset < data.count {
                 let end = min(offset + size, data.count)
                 guard deliver(data.subdata(in: offset..<end)) else { return }
                 offset = end
             }
+        case .file(let url) where size == Int.max:
+            // One piece, mapped from the file rather than copied into memory.
+            let data = try Data(contentsOf: url, options: .alwaysMapped)
+            if !data.isEmpty { _ = deliver(data) }
         case .file(let url):
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }

@@ -21,8 +21,16 @@ public final class StubURLProtocol: URLProtocol {
         servingEngine.withLock { $0 }
     }
 
-    /// Bytes read from a response file and handed to the client at a time.
-    static let chunkSize = 64 * 1024
+    /// Bytes handed to the client at a time.
+    ///
+    /// On Linux, FoundationNetworking keeps only the last `didLoad` chunk for tasks with a completion
+    /// handler (seen with Swift 6.3.1), so the body goes in one piece there; a response file is then
+    /// memory-mapped rather than read, so its pages stay file-backed instead of filling the heap.
+    #if canImport(FoundationNetworking)
+    static let deliveryChunkSize = Int.max
+    #else
+    static let deliveryChunkSize = 64 * 1024
+    #endif
 
     // MARK: URLProtocol
 
@@ -170,7 +178,7 @@ extension StubURLProtocol {
             client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed)
             if request.httpMethod?.uppercased() != "HEAD" {
                 do {
-                    try body.forEachChunk(size: StubURLProtocol.chunkSize) { chunk in
+                    try body.forEachChunk(size: StubURLProtocol.deliveryChunkSize) { chunk in
                         guard !isCancelled else { return false }
                         client.urlProtocol(instance, didLoad: chunk)
                         return true

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Runs one of the package's executables as a child process, as a UI test launches the app under test.
+public struct ChildProcess {
+    public struct Output {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+
+        /// Each stdout line parsed as a JSON object (stubdemo prints one per request).
+        public var jsonLines: [[String: Any]] {
+            stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+        }
+    }
+
+    /// The folder that holds the built executables (next to the test bundle).
+    public static var productsFolder: URL {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if FileManager.default.fileExists(atPath: runner.appendingPathComponent("stubdemo").path) { return runner }
+        return PackagePaths.root.appendingPathComponent(".build/debug")
+    }
+
+    public static func executable(_ name: String) -> URL {
+        productsFolder.appendingPathComponent(name)
+    }
+
+    /// Runs the executable to completion and returns what it printed. Waits on the process's exit, not a timer.
+    public static func run(_ name: String, arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = executable(name)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        // The child sees only what the test gives it, as an app launched by a UI test would.
+        for key in env.keys where key.hasPrefix("STUB_") { env[key] = nil }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        process.currentDirectoryURL = currentDirectory ?? PackagePaths.root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes to the end before waiting, so a large output cannot block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var stderrData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            stderrData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      stdout: String(decoding: stdoutData, as: UTF8.self),
+                      stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
+
+/// Paths inside the package, found from this source file.
+public enum PackagePaths {
+    public static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static var stubBundles: URL { root.appendingPathComponent("StubBundles") }
+
+    public static var fixtures: URL { root.appendingPathComponent("Tests/Fixtures") }
+
+    /// `../shared/realworld`, which holds stub files from public projects; `nil` when absent.
+    public static var realworld: URL? {
+        let url = root.deletingLastPathComponent().appendingPathComponent("shared/realworld")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+}
