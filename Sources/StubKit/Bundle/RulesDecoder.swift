@@ -383,10 +383,12 @@ struct RulesDecoder {
                    fix: suggestion.map { "did you mean '\($0)'?" } ?? "add the file to the bundle folder or correct the name")
             return nil
         }
+        // Named by a rule, so never reported as unused, even when refused below.
+        referencedFiles.insert(url.path)
         let resolved = url.resolvingSymlinksInPath().path
         let folderPath = folder.resolvingSymlinksInPath().path
         guard resolved.hasPrefix(folderPath.hasSuffix("/") ? folderPath : folderPath + "/") else {
-            report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' is a symbolic link to '\(resolved)', outside the bundle folder",
+            report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' is a symbolic link to a file outside the bundle folder",
                    fix: "replace the link with a copy of the file")
             return nil
         }
@@ -398,7 +400,6 @@ struct RulesDecoder {
             report(.unreadableFile, at: position, keyPath: keyPath, "response file '\(relative)' cannot be read", fix: "check its permissions")
             return nil
         }
-        referencedFiles.insert(url.path)
         return url
     }
 

@@ -22,10 +22,14 @@ public struct PropertyListSourceParser {
 
     private func parseBinary(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
         let object: Any
+        var format = PropertyListSerialization.PropertyListFormat.binary
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
         } catch {
             throw SourceSyntaxError("unreadable binary property list: \(error.localizedDescription)", at: nil)
+        }
+        guard format == .binary, object is [Any] || object is [String: Any] else {
+            throw SourceSyntaxError("unreadable binary property list: the file starts with 'bplist' but is not a valid binary property list", at: nil)
         }
         return Self.sourceValue(fromFoundation: object)
     }
@@ -125,6 +129,7 @@ public struct PropertyListSourceParser {
                 } else if b == UInt8(ascii: "/") && cursor.peek(1) == UInt8(ascii: ">") {
                     isEmpty = true
                     cursor.advance()
+                    continue
                 } else if b == UInt8(ascii: ">") {
                     cursor.advance()
                     return Tag(name: name, isClosing: isClosing, isEmpty: isEmpty, position: position)

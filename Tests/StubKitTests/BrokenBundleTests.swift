@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+/// One folder per broken bundle under `Tests/Fixtures/broken`, each with its expected diagnostics in
+/// `expected.txt` (golden files). Regenerate deliberately with `STUBKIT_UPDATE_GOLDENS=1 swift test`.
+struct BrokenBundleTests {
+    static var cases: [String] {
+        let root = PackagePaths.fixtures.appendingPathComponent("broken")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).sorted()
+    }
+
+    static func caseFolder(_ name: String) -> URL {
+        PackagePaths.fixtures.appendingPathComponent("broken").appendingPathComponent(name)
+    }
+
+    @Test("there are at least 20 broken-bundle fixtures")
+    func enoughFixtures() {
+        #expect(Self.cases.count >= 20)
+    }
+
+    @Test("each broken bundle gives exactly its expected diagnostics", arguments: cases)
+    func goldenDiagnostics(_ name: String) throws {
+        let folder = Self.caseFolder(name)
+        let report = BundleLinter(options: .lint.displayingPaths(relativeTo: folder)).lint(folder)
+        let actual = report.diagnostics.map(\.description).joined(separator: "\n") + "\n"
+        let goldenURL = folder.appendingPathComponent("expected.txt")
+        if ProcessInfo.processInfo.environment["STUBKIT_UPDATE_GOLDENS"] == "1" {
+            try Data(actual.utf8).write(to: goldenURL)
+        }
+        let expected = try String(contentsOf: goldenURL, encoding: .utf8)
+        #expect(actual == expected)
+        #expect(!report.diagnostics.isEmpty, "a broken fixture must report something")
+    }
+
+    @Test("in strict mode the engine refuses every fixture bundle whose golden has an error")
+    func strictEngineRefuses() throws {
+        for name in Self.cases {
+            let folder = Self.caseFolder(name)
+            let expected = try String(contentsOf: folder.appendingPathComponent("expected.txt"), encoding: .utf8)
+            let engineCodes = expected.split(separator: "\n").filter { $0.contains(": error: ") }
+            for bundle in BundleLocator.bundleFolders(in: folder) {
+                let engine = StubEngine(mode: .strict)
+                do {
+                    let diagnostics = try engine.activate(folder: bundle)
+                    // Accepted: then no engine-level error may exist for this bundle.
+                    #expect(!diagnostics.hasErrors, "\(name)")
+                } catch {
+                    #expect(!error.diagnostics.errors.isEmpty, "\(name)")
+                    #expect(!engineCodes.isEmpty, "\(name): the engine refused a bundle the golden calls clean")
+                    #expect(engine.activeTemplates.isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test("lenient mode activates the sound rules and reports the broken one")
+    func lenientKeepsSoundRules() throws {
+        let folder = Self.caseFolder("rule_not_dictionary").appendingPathComponent("b")
+        let engine = StubEngine(mode: .lenient)
+        let diagnostics = try engine.activate(folder: folder)
+        #expect(diagnostics.errors.map(\.code) == [.wrongType])
+        #expect(engine.match(StubRequest(url: URL(string: "https://x/b")!)) != nil)
+    }
+}
+
+extension BundleLoader.Options {
+    func displayingPaths(relativeTo base: URL) -> Self {
+        var copy = self
+        copy.displayBase = base
+        return copy
+    }
+}
