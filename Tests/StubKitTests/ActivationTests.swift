@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+struct ActivationTests {
+    @Test("launch arguments name templates in order and turn on the kill switch")
+    func arguments() {
+        let c = LaunchConfiguration(arguments: ["/app", "STUB_API_CALLS_base", "-STUB_API_CALLS_closed", "YES", "STUB_KILL_NETWORK", "STUB_API_CALLS_base"], environment: [:])
+        #expect(c.templates == ["base", "closed"])
+        #expect(c.killSwitch)
+    }
+
+    @Test("environment variables work for processes without launch arguments; arguments layer over them")
+    func environment() {
+        let c = LaunchConfiguration(arguments: ["/app", "STUB_API_CALLS_scenario"],
+                                    environment: ["STUB_API_CALLS": "base, extra", "STUB_API_CALLS_zeta": "1", "STUB_API_CALLS_alpha": "YES", "STUB_API_CALLS_off": "0", "STUB_KILL_NETWORK": "1"])
+        #expect(c.templates == ["base", "extra", "alpha", "zeta", "scenario"])
+        #expect(c.killSwitch)
+        #expect(LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "false"]).isEmpty)
+    }
+
+    @Test("no STUB_ argument: activation does nothing, as in production")
+    func nothingRequested() throws {
+        #expect(try StubActivation.activate(arguments: ["/app", "--verbose"], environment: [:], register: false) == nil)
+    }
+
+    @Test("templates are found in the documented order of search folders")
+    func searchOrder() throws {
+        let first = try TemporaryFolder(), second = try TemporaryFolder(), cwd = try TemporaryFolder()
+        try first.bundle("shared.bundle", ["stubsRules.json": #"[ { "name": "first", "path": "/x" } ]"#])
+        try second.bundle("shared", ["stubsRules.json": #"[ { "name": "second", "path": "/x" } ]"#])
+        try second.bundle("only_second", ["stubsRules.json": #"[ { "name": "only", "path": "/x" } ]"#])
+        try cwd.bundle("StubBundles/local", ["stubsRules.json": #"[ { "name": "local", "path": "/x" } ]"#])
+        let locator = BundleLocator(explicitFolder: first.url, environment: ["STUB_BUNDLES_PATH": second.url.path], currentDirectory: cwd.url, includeMainBundle: false)
+        #expect(locator.folder(for: "shared")?.lastPathComponent == "shared.bundle")
+        #expect(locator.folder(for: "only_second") != nil)
+        #expect(locator.folder(for: "local") != nil)
+        let activation = try StubActivation.prepare(LaunchConfiguration(templates: ["only_second", "shared"]), locator: locator)
+        #expect(activation.engine.activeTemplates == ["only_second", "shared"])
+        #expect(activation.engine.match(StubRequest(url: URL(string: "https://h/x")!))?.rule.name == "first")
+    }
+
+    @Test("an unknown template lists what exists and suggests the closest name")
+    func unknownTemplate() throws {
+        let locator = BundleLocator(searchFolders: [PackagePaths.stubBundles])
+        do {
+            _ = try StubActivation.prepare(LaunchConfiguration(templates: ["restaurant_closed"]), locator: locator)
+            Issue.record("activated an unknown template")
+        } catch {
+            #expect(error.code == .unknownTemplate)
+            #expect(error.description.contains("did you mean 'restaurants_closed'?"))
+            #expect(error.description.contains("restaurants_base"))
+        }
+    }
+
+    @Test("strict activation refuses a broken bundle and names the file, line and key")
+    func strictActivationError() throws {
+        let folder = try TemporaryFolder()
+        try folder.bundle("broken", ["stubsRules.json": "[\n  { \"path\": \"/a\", \"stauts\": 200 }\n]\n"])
+        do {
+            _ = try StubActivation.prepare(LaunchConfiguration(templates: ["broken"]), locator: BundleLocator(searchFolders: [folder.url]))
+            Issue.record("activated a broken bundle")
+        } catch {
+            #expect(error.description.contains("broken/stubsRules.json:2:19: error: [0].stauts: unknown key 'stauts'; did you mean 'status'? [SK010]"))
+        }
+    }
+
+    @Test("every example bundle in StubBundles loads without errors")
+    func exampleBundlesAreSound() {
+        let report = BundleLinter().lint(PackagePaths.stubBundles)
+        #expect(report.bundles.count >= 4)
+        #expect(report.diagnostics.filter { $0.severity != .note }.isEmpty, "\(report.diagnostics)")
+    }
+}
