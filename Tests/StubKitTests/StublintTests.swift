@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import StubKitTestSupport
+
+/// `stublint` run as a child process, against the broken-bundle fixtures and the example bundles.
+struct StublintTests {
+    @Test("stublint prints each fixture's exact golden output and exits 1 on errors, 0 otherwise", arguments: BrokenBundleTests.cases)
+    func golden(_ name: String) throws {
+        let folder = BrokenBundleTests.caseFolder(name)
+        let out = try ChildProcess.run("stublint", arguments: ["lint", "."], currentDirectory: folder)
+        let goldenURL = folder.appendingPathComponent("stublint.txt")
+        if ProcessInfo.processInfo.environment["STUBKIT_UPDATE_GOLDENS"] == "1" {
+            try Data(out.stdout.utf8).write(to: goldenURL)
+        }
+        #expect(out.stdout == (try String(contentsOf: goldenURL, encoding: .utf8)))
+        let hasErrors = out.stdout.contains(": error: ")
+        #expect(out.status == (hasErrors ? 1 : 0), "\(out.stderr)")
+    }
+
+    @Test("the example bundles are clean, and --strict fails on a warning")
+    func examplesClean() throws {
+        let out = try ChildProcess.run("stublint", arguments: ["lint", "StubBundles"])
+        #expect(out.status == 0)
+        #expect(out.stdout.hasPrefix("0 errors, 0 warnings, 0 notes in 4 bundles"))
+        let shadowed = try ChildProcess.run("stublint", arguments: ["lint", "--strict", "Tests/Fixtures/broken/shadowed_rule"])
+        #expect(shadowed.status == 1)
+        let lax = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/broken/shadowed_rule"])
+        #expect(lax.status == 0)
+    }
+
+    @Test("bad usage and missing paths exit 2 with a message")
+    func badInput() throws {
+        let missing = try ChildProcess.run("stublint", arguments: ["lint", "no/such/folder"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no such file or folder 'no/such/folder'"))
+        let file = try ChildProcess.run("stublint", arguments: ["lint", "Package.swift"])
+        #expect(file.status == 2)
+        let format = try ChildProcess.run("stublint", arguments: ["lint", "--format", "xml", "StubBundles"])
+        #expect(format.status != 0)
+    }
+
+    @Test("--format json gives machine-readable diagnostics with positions")
+    func jsonFormat() throws {
+        let out = try ChildProcess.run("stublint", arguments: ["lint", "--format", "json", "Tests/Fixtures/broken/unknown_key"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
+        let first = try #require((object["diagnostics"] as? [[String: Any]])?.first)
+        #expect(first["code"] as? String == "SK010")
+        #expect(first["line"] as? Int == 2)
+        #expect(first["column"] as? Int == 19)
+        #expect(first["keyPath"] as? String == "[0].stauts")
+        #expect(first["fix"] as? String == "did you mean 'status'?")
+        #expect((object["summary"] as? [String: Int])?["errors"] == 1)
+    }
+
+    @Test("--format github writes workflow annotations")
+    func githubFormat() throws {
+        let out = try ChildProcess.run("stublint", arguments: ["lint", "--format", "github", "Tests/Fixtures/broken/negative_delay"])
+        #expect(out.stdout.hasPrefix("::error file=Tests/Fixtures/broken/negative_delay/b/stubsRules.json,line=2,col=28,title=SK017::[0].delay: delay -1.5 is negative"))
+    }
+
+    @Test("--format junit writes a report with one failing case per broken bundle")
+    func junitFormat() throws {
+        let out = try ChildProcess.run("stublint", arguments: ["lint", "--format", "junit", "Tests/Fixtures/broken/case_colliding_templates", "StubBundles"])
+        #expect(out.stdout.contains(#"<testsuites name="stublint" tests="6" failures="1">"#))
+        #expect(out.stdout.contains(#"<testcase classname="stublint" name="menu">"#))
+        #expect(out.stdout.contains(#"<testcase classname="stublint" name="offline"/>"#))
+    }
+
+    @Test("--quiet prints only the summary")
+    func quiet() throws {
+        let out = try ChildProcess.run("stublint", arguments: ["lint", "--quiet", "Tests/Fixtures/broken/unknown_key"])
+        #expect(out.stdout == "1 error, 0 warnings, 0 notes in 1 bundle (0 rules)\n")
+    }
+
+    @Test("explain names the answering rule, or the closest rules and the field that differed")
+    func explain() throws {
+        let hit = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/restaurants_base", "StubBundles/restaurants_closed", "-m", "POST", "https://api.takeaway.example/orders"])
+        #expect(hit.status == 0)
+        #expect(hit.stdout.contains("answered by restaurants_closed: ordering refused"))
+        #expect(hit.stdout.contains("StubBundles/restaurants_closed/stubsRules.plist:20:2"))
+        #expect(hit.stdout.contains("status 409, response file order_refused.json"))
+
+        let miss = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/restaurants_base", "https://api.takeaway.example/restaurants/1/menus"])
+        #expect(miss.status == 1)
+        #expect(miss.stdout.contains("no rule answers it (active bundles: restaurants_base)"))
+        #expect(miss.stdout.contains("segment 3 is 'menus', expected 'menu'"))
+
+        let header = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/restaurants_base", "-m", "DELETE", "https://other.example/basket"])
+        #expect(header.stdout.contains("host: expected api.takeaway.example, got other.example"))
+    }
+}

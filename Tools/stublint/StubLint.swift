@@ -1,0 +1,130 @@
+// stublint: lint stub bundles like a compiler, and explain which rule answers a request.
+import ArgumentParser
+import Foundation
+import StubKit
+
+@main
+struct StubLint: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stublint",
+        abstract: "Check StubKit stub bundles and explain which rule answers a request.",
+        subcommands: [Lint.self, Explain.self],
+        defaultSubcommand: Lint.self
+    )
+}
+
+/// Exit status 2: bad usage or unreadable input.
+struct InputError: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension ExitCode {
+    static let diagnosticsFound = ExitCode(1)
+    static let badInput = ExitCode(2)
+}
+
+struct Lint: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Lint bundle folders, or folders of bundles.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, github, junit
+    }
+
+    @Argument(help: "Bundle folders, or folders holding bundles.")
+    var paths: [String]
+
+    @Option(help: "Output format: text, json, github or junit.")
+    var format: Format = .text
+
+    @Flag(help: "Exit with status 1 on warnings too.")
+    var strict = false
+
+    @Flag(help: "Print only the summary line.")
+    var quiet = false
+
+    func run() throws {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        var options = BundleLoader.Options.lint
+        options.displayBase = cwd
+        let linter = BundleLinter(options: options)
+        var reports: [(path: String, report: BundleLinter.Report)] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                FileHandle.standardError.write(Data("stublint: error: no such file or folder '\(path)'\n".utf8))
+                throw ExitCode.badInput
+            }
+            guard isDirectory.boolValue else {
+                FileHandle.standardError.write(Data("stublint: error: '\(path)' is a file; pass the bundle folder that holds it\n".utf8))
+                throw ExitCode.badInput
+            }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                FileHandle.standardError.write(Data("stublint: error: cannot read '\(path)'\n".utf8))
+                throw ExitCode.badInput
+            }
+            reports.append((path, linter.lint(URL(fileURLWithPath: path, relativeTo: cwd))))
+        }
+        let diagnostics = reports.flatMap(\.report.diagnostics)
+        let summary = LintSummary(diagnostics: diagnostics, bundles: reports.reduce(0) { $0 + $1.report.bundles.count },
+                                  rules: reports.reduce(0) { $0 + $1.report.ruleCount })
+        let output: String
+        switch format {
+        case .text: output = LintOutput.text(diagnostics, summary: summary, quiet: quiet)
+        case .json: output = LintOutput.json(diagnostics, summary: summary, quiet: quiet)
+        case .github: output = LintOutput.github(diagnostics, summary: summary, quiet: quiet)
+        case .junit: output = LintOutput.junit(reports.map { ($0.path, $0.report) }, summary: summary)
+        }
+        print(output, terminator: "")
+        if summary.errors > 0 || (strict && summary.warnings > 0) { throw ExitCode.diagnosticsFound }
+    }
+}
+
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Say which rule answers a request, or why none does.",
+        discussion: "Bundles are layered in the order given, as STUB_API_CALLS_ launch arguments are."
+    )
+
+    @Argument(help: "Bundle folders, in activation order, then the request URL.")
+    var arguments: [String]
+
+    @Option(name: .shortAndLong, help: "The request method.")
+    var method: String = "GET"
+
+    @Option(name: .customLong("header"), help: "A request header, 'Name: value' (repeatable).")
+    var headers: [String] = []
+
+    func run() throws {
+        guard arguments.count >= 2, let urlText = arguments.last, let url = URL(string: urlText), url.scheme != nil else {
+            throw ValidationError("give one or more bundle folders, then an absolute request URL")
+        }
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        var options = BundleLoader.Options.engine
+        options.displayBase = cwd
+        let engine = StubEngine(mode: .lenient, killSwitch: true, loaderOptions: options)
+        for path in arguments.dropLast() {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                FileHandle.standardError.write(Data("stublint: error: no such bundle folder '\(path)'\n".utf8))
+                throw ExitCode.badInput
+            }
+            do {
+                let diagnostics = try engine.activate(folder: URL(fileURLWithPath: path, relativeTo: cwd))
+                for diagnostic in diagnostics.errors {
+                    FileHandle.standardError.write(Data("\(diagnostic) (rule left out)\n".utf8))
+                }
+            } catch {
+                FileHandle.standardError.write(Data("stublint: error: \(error.description)\n".utf8))
+                throw ExitCode.badInput
+            }
+        }
+        var headerFields: [String: String] = [:]
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else { throw ValidationError("--header takes 'Name: value'") }
+            headerFields[header[..<colon].trimmingCharacters(in: .whitespaces)] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let request = StubRequest(method: method, url: url, headers: headerFields)
+        print(RequestExplanation(engine: engine, request: request).text, terminator: "")
+        if case .refuse = engine.decision(for: request) { throw ExitCode.diagnosticsFound }
+    }
+}
