@@ -123,8 +123,9 @@ extension StubURLProtocol {
         private let match: StubMatch
         private let request: URLRequest
         private let cancelled = Locked(false)
-        private let queue = DispatchQueue(label: "StubKit.delivery")
-        private var workItem: DispatchWorkItem?
+        private let workItem = Locked<DispatchWorkItem?>(nil)
+        /// Delayed responses wait here; one queue for all, not one per request.
+        private static let delayQueue = DispatchQueue(label: "StubKit.delivery", attributes: .concurrent)
 
         init(protocolInstance: StubURLProtocol, match: StubMatch, request: URLRequest) {
             self.protocolInstance = protocolInstance
@@ -132,20 +133,22 @@ extension StubURLProtocol {
             self.request = request
         }
 
+        /// Delivers at once on the loading thread when there is no delay (as the URL loading system's own
+        /// protocols do); otherwise schedules the delivery, which `cancel()` can still stop.
         func start() {
-            let item = DispatchWorkItem { [self] in run() }
-            workItem = item
             let delay = match.rule.response.delay
-            if delay > 0 {
-                queue.asyncAfter(deadline: .now() + delay, execute: item)
-            } else {
-                queue.async(execute: item)
+            guard delay > 0 else {
+                run()
+                return
             }
+            let item = DispatchWorkItem { [self] in run() }
+            workItem.withLock { $0 = item }
+            Self.delayQueue.asyncAfter(deadline: .now() + delay, execute: item)
         }
 
         func cancel() {
             cancelled.withLock { $0 = true }
-            workItem?.cancel()
+            workItem.withLock { $0 }?.cancel()
         }
 
         private var isCancelled: Bool { cancelled.withLock { $0 } }
