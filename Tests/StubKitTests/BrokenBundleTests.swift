@@ -72,3 +72,25 @@ extension BundleLoader.Options {
         return copy
     }
 }
+
+struct OversizedInputTests {
+    @Test("a rules file over 64 MB is refused with a diagnostic, not read")
+    func enormousRulesFile() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("huge", [:])
+        let file = bundle.appendingPathComponent("stubsRules.json")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(BundleLoader.maximumRulesFileSize + 1)) // sparse: no disk, no time
+        try handle.close()
+        let result = BundleLoader().load(folder: bundle)
+        #expect(result.diagnostics.map(\.code) == [.unreadableFile])
+        #expect(result.diagnostics.first?.message.contains("more than the 64 MB") == true)
+    }
+
+    @Test("a bundle path that does not exist is a diagnostic naming it")
+    func missingFolder() {
+        let result = BundleLoader().load(folder: URL(fileURLWithPath: "/no/such/bundle"))
+        #expect(result.diagnostics.map(\.description) == ["/no/such/bundle: error: bundle folder does not exist or is not a folder [SK001]"])
+    }
+}
