@@ -32,12 +32,18 @@ struct SourceParserTests {
         ("{\"a\": \"x\n\"}", 1, 9, "unterminated string"),
     ])
     func jsonErrors(text: String, line: Int, column: Int, fragment: String) {
+        expectSyntaxError({ (data: Data) throws(SourceSyntaxError) in try JSONSourceParser().parse(data) }, text, line, column, fragment)
+    }
+
+    /// Parses `text` and expects a syntax error at the position, with the fragment in its message.
+    func expectSyntaxError(_ parse: (Data) throws(SourceSyntaxError) -> SourceValue, _ text: String, _ line: Int, _ column: Int, _ fragment: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
         do {
-            _ = try JSONSourceParser().parse(Data(text.utf8))
-            Issue.record("parsed without error")
+            _ = try parse(Data(text.utf8))
+            Issue.record("parsed without error", sourceLocation: sourceLocation)
         } catch {
-            #expect(error.position == SourcePosition(line: line, column: column))
-            #expect(error.message.contains(fragment), "\(error.message)")
+            #expect(error.position == SourcePosition(line: line, column: column), "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains(fragment), "\(error.message)", sourceLocation: sourceLocation)
         }
     }
 
@@ -113,13 +119,7 @@ struct SourceParserTests {
         ("<plist><dict><string>a</string></dict></plist>", 1, 14, "expected <key>"),
     ])
     func plistErrors(text: String, line: Int, column: Int, fragment: String) {
-        do {
-            _ = try PropertyListSourceParser().parse(Data(text.utf8))
-            Issue.record("parsed without error")
-        } catch {
-            #expect(error.position == SourcePosition(line: line, column: column), "\(error)")
-            #expect(error.message.contains(fragment), "\(error.message)")
-        }
+        expectSyntaxError({ (data: Data) throws(SourceSyntaxError) in try PropertyListSourceParser().parse(data) }, text, line, column, fragment)
     }
 
     @Test("binary junk is a syntax error, not a crash")

@@ -76,6 +76,12 @@ final class RuleIndex: Sendable {
 
     /// The best rule for the request, by precedence, with the path parameters it captured.
     func firstMatch(for request: StubRequest) -> (entry: Entry, parameters: [String: String])? {
+        guard let entry = firstEntry(for: request) else { return nil }
+        return (entry, entry.rule.request.path?.match(request.pathSegments) ?? [:])
+    }
+
+    /// The best rule for the request, without capturing path parameters (what `canInit` needs).
+    func firstEntry(for request: StubRequest) -> Entry? {
         var candidates = unindexed
         Self.collect(root, request.pathSegments[...], into: &candidates)
         if candidates.count > 1 { candidates.sort() }
@@ -83,17 +89,14 @@ final class RuleIndex: Sendable {
         for rank in candidates where rank != previous {
             previous = rank
             let entry = entries[rank]
-            if RequestMatcher.matches(entry.rule.request, request) {
-                let parameters = entry.rule.request.path?.match(request.pathSegments) ?? [:]
-                return (entry, parameters)
-            }
+            if RequestMatcher.matches(entry.rule.request, request) { return entry }
         }
         return nil
     }
 
     /// Whether any rule would answer the request (what `canInit` asks).
     func hasMatch(for request: StubRequest) -> Bool {
-        firstMatch(for: request) != nil
+        firstEntry(for: request) != nil
     }
 
     private static func collect(_ node: Node, _ path: ArraySlice<Substring>, into result: inout [Int]) {
