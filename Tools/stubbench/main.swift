@@ -14,12 +14,18 @@ import StubKit
 
 var quick = false
 var outputPath = "docs/benchmarks.json"
+var profileLoad: (rules: Int, times: Int)? = nil
 var args = Array(CommandLine.arguments.dropFirst())
 while let arg = args.first {
     args.removeFirst()
     switch arg {
     case "--quick": quick = true
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
+    case "--profile-load":
+        // Loads one bundle of N rules many times and exits: for running under perf or callgrind.
+        let rules = Int(args.first ?? "") ?? 100
+        if !args.isEmpty { args.removeFirst() }
+        profileLoad = (rules, 2_000_000 / max(rules, 1))
     default:
         FileHandle.standardError.write(Data("usage: stubbench [--quick] [--output FILE]\n".utf8))
         exit(2)
@@ -80,6 +86,12 @@ func makeBundle(_ name: String, rules count: Int, plist: Bool) throws -> URL {
         try Data(json.utf8).write(to: folder.appendingPathComponent("stubsRules.json"))
     }
     return folder
+}
+
+if let profileLoad {
+    let folder = try makeBundle("profile", rules: profileLoad.rules, plist: false)
+    for _ in 0..<profileLoad.times { precondition(BundleLoader().load(folder: folder).bundle.rules.count == profileLoad.rules) }
+    exit(0)
 }
 
 print("StubKit benchmark — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(quick ? "quick" : "full") mode")

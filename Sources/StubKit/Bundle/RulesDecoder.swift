@@ -37,7 +37,7 @@ struct RulesDecoder {
         case .dictionary(let entries):
             var defaults = Defaults()
             var rulesValue: SourceValue? = nil
-            var seen = Set<String>()
+            var seen: [String] = []
             for entry in entries {
                 guard checkDuplicate(entry, keyPath: "", seen: &seen) else { continue }
                 switch entry.key {
@@ -97,63 +97,62 @@ struct RulesDecoder {
         var name: String? = nil
         var priority = 0
         var bodySources: [(key: String, position: SourcePosition?)] = []
-        var seen = Set<String>()
+        var seen: [String] = []
 
         for entry in entries {
-            let path = "\(keyPath).\(entry.key)"
             guard checkDuplicate(entry, keyPath: keyPath, seen: &seen) else { continue }
             if let current = RuleKeys.legacy[entry.key], options.reportLegacyKeys {
-                report(.legacyKey, at: entry.keyPosition, keyPath: path,
+                report(.legacyKey, at: entry.keyPosition, keyPath: "\(keyPath).\(entry.key)",
                        "'\(entry.key)' is a legacy key", fix: legacyFix(entry, current: current))
             }
             switch entry.key {
             case "name":
-                name = string(entry.value, keyPath: path)
+                name = string(entry.value, keyPath: "\(keyPath).\(entry.key)")
             case "method", "http_method":
-                request.methods = methods(entry.value, keyPath: path)
+                request.methods = methods(entry.value, keyPath: "\(keyPath).\(entry.key)")
             case "path":
-                guard let text = string(entry.value, keyPath: path) else { continue }
+                guard let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") else { continue }
                 do {
                     request.path = try PathPattern(parsing: text)
                 } catch {
-                    report(.invalidPathPattern, at: entry.value.position, keyPath: path, "invalid path pattern '\(text)': \(error.message)", fix: error.fix)
+                    report(.invalidPathPattern, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "invalid path pattern '\(text)': \(error.message)", fix: error.fix)
                 }
             case "urlRegex", "matching_url":
-                guard let text = string(entry.value, keyPath: path) else { continue }
+                guard let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") else { continue }
                 do {
                     request.urlPattern = try RegexPattern(text)
                 } catch {
-                    report(.invalidRegex, at: entry.value.position, keyPath: path, "regular expression '\(text)' does not compile",
+                    report(.invalidRegex, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "regular expression '\(text)' does not compile",
                            fix: "check brackets and escape special characters such as '?' and '(' with a backslash")
                 }
             case "host":
-                request.host = host(entry.value, keyPath: path)
+                request.host = host(entry.value, keyPath: "\(keyPath).\(entry.key)")
             case "query":
-                request.query = stringDictionary(entry.value, keyPath: path) ?? [:]
+                request.query = stringDictionary(entry.value, keyPath: "\(keyPath).\(entry.key)") ?? [:]
             case "requestHeaders":
-                if let headers = stringDictionary(entry.value, keyPath: path) {
+                if let headers = stringDictionary(entry.value, keyPath: "\(keyPath).\(entry.key)") {
                     request.headers.merge(headers) { _, new in new }
                 }
             case "status", "status_code":
-                if let status = status(entry.value, keyPath: path) { response.status = status }
+                if let status = status(entry.value, keyPath: "\(keyPath).\(entry.key)") { response.status = status }
             case "response":
                 bodySources.append((entry.key, entry.keyPosition))
-                if let relative = string(entry.value, keyPath: path),
-                   let url = responseFile(relative, at: entry.value.position, keyPath: path) {
+                if let relative = string(entry.value, keyPath: "\(keyPath).\(entry.key)"),
+                   let url = responseFile(relative, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)") {
                     response.body = .file(url)
                 }
             case "json_file":
                 bodySources.append((entry.key, entry.keyPosition))
-                if let base = string(entry.value, keyPath: path),
-                   let url = responseFile(base + ".json", at: entry.value.position, keyPath: path) {
+                if let base = string(entry.value, keyPath: "\(keyPath).\(entry.key)"),
+                   let url = responseFile(base + ".json", at: entry.value.position, keyPath: "\(keyPath).\(entry.key)") {
                     response.body = .file(url)
                 }
             case "body":
                 bodySources.append((entry.key, entry.keyPosition))
-                if let text = string(entry.value, keyPath: path) { response.body = .inline(Data(text.utf8)) }
+                if let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") { response.body = .inline(Data(text.utf8)) }
             case "inline_response":
                 // Real legacy files carry an empty inline_response beside json_file; only a non-empty one is a body.
-                if let text = string(entry.value, keyPath: path), !text.isEmpty {
+                if let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)"), !text.isEmpty {
                     bodySources.append((entry.key, entry.keyPosition))
                     response.body = .inline(Data(text.utf8))
                 }
@@ -161,25 +160,25 @@ struct RulesDecoder {
                 bodySources.append((entry.key, entry.keyPosition))
                 response.body = .json(entry.value.jsonData())
             case "headers":
-                if let headers = stringPairs(entry.value, keyPath: path) {
+                if let headers = stringPairs(entry.value, keyPath: "\(keyPath).\(entry.key)") {
                     response.headers.removeAll { existing in headers.contains { $0.name.caseInsensitiveCompare(existing.name) == .orderedSame } }
                     response.headers.append(contentsOf: headers)
                 }
             case "contentType":
-                response.contentType = string(entry.value, keyPath: path)
+                response.contentType = string(entry.value, keyPath: "\(keyPath).\(entry.key)")
             case "delay":
-                if let delay = delay(entry.value, keyPath: path) { response.delay = delay }
+                if let delay = delay(entry.value, keyPath: "\(keyPath).\(entry.key)") { response.delay = delay }
             case "error":
-                guard let text = string(entry.value, keyPath: path) else { continue }
+                guard let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") else { continue }
                 if let error = SimulatedNetworkError(rawValue: text) {
                     response.error = error
                 } else {
                     let suggestion = Suggestion.closest(to: text, in: SimulatedNetworkError.allCases.map(\.rawValue))
-                    report(.unknownError, at: entry.value.position, keyPath: path, "unknown simulated error '\(text)'",
+                    report(.unknownError, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "unknown simulated error '\(text)'",
                            fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + SimulatedNetworkError.allCases.map(\.rawValue).joined(separator: ", "))
                 }
             case "priority":
-                if let p = integer(entry.value, keyPath: path) { priority = p }
+                if let p = integer(entry.value, keyPath: "\(keyPath).\(entry.key)") { priority = p }
             default:
                 unknownKey(entry, keyPath: keyPath, candidates: RuleKeys.rule + RuleKeys.legacy.keys.sorted())
             }
@@ -228,73 +227,73 @@ struct RulesDecoder {
 
     // MARK: Values
 
-    private mutating func string(_ value: SourceValue, keyPath: String) -> String? {
+    private mutating func string(_ value: SourceValue, keyPath: @autoclosure () -> String) -> String? {
         if case .string(let s) = value.kind { return s }
-        wrongType(value, keyPath: keyPath, expected: "a string")
+        wrongType(value, keyPath: keyPath(), expected: "a string")
         return nil
     }
 
-    private mutating func integer(_ value: SourceValue, keyPath: String) -> Int? {
+    private mutating func integer(_ value: SourceValue, keyPath: @autoclosure () -> String) -> Int? {
         switch value.kind {
         case .integer(let i): return i
         case .real(let d) where d == d.rounded() && abs(d) < 1e15: return Int(d)
         default:
-            wrongType(value, keyPath: keyPath, expected: "an integer")
+            wrongType(value, keyPath: keyPath(), expected: "an integer")
             return nil
         }
     }
 
-    private mutating func status(_ value: SourceValue, keyPath: String) -> Int? {
+    private mutating func status(_ value: SourceValue, keyPath: @autoclosure () -> String) -> Int? {
         let status: Int
         switch value.kind {
         case .integer(let i): status = i
         case .string(let s):
             guard let i = Int(s.trimmingCharacters(in: .whitespaces)) else {
-                report(.invalidStatus, at: value.position, keyPath: keyPath, "status '\(s)' is not a number", fix: "write an HTTP status code such as 200")
+                report(.invalidStatus, at: value.position, keyPath: keyPath(), "status '\(s)' is not a number", fix: "write an HTTP status code such as 200")
                 return nil
             }
             status = i
         default:
-            wrongType(value, keyPath: keyPath, expected: "an integer such as 200")
+            wrongType(value, keyPath: keyPath(), expected: "an integer such as 200")
             return nil
         }
         guard (100...599).contains(status) else {
-            report(.invalidStatus, at: value.position, keyPath: keyPath, "status \(status) is not an HTTP status code", fix: "use a code from 100 to 599")
+            report(.invalidStatus, at: value.position, keyPath: keyPath(), "status \(status) is not an HTTP status code", fix: "use a code from 100 to 599")
             return nil
         }
         return status
     }
 
-    private mutating func delay(_ value: SourceValue, keyPath: String) -> TimeInterval? {
+    private mutating func delay(_ value: SourceValue, keyPath: @autoclosure () -> String) -> TimeInterval? {
         let seconds: Double
         switch value.kind {
         case .integer(let i): seconds = Double(i)
         case .real(let d): seconds = d
         default:
-            wrongType(value, keyPath: keyPath, expected: "a number of seconds")
+            wrongType(value, keyPath: keyPath(), expected: "a number of seconds")
             return nil
         }
         guard seconds >= 0, seconds.isFinite else {
-            report(.negativeDelay, at: value.position, keyPath: keyPath, "delay \(seconds) is negative", fix: "use 0 or more seconds")
+            report(.negativeDelay, at: value.position, keyPath: keyPath(), "delay \(seconds) is negative", fix: "use 0 or more seconds")
             return nil
         }
         return seconds
     }
 
-    private mutating func methods(_ value: SourceValue, keyPath: String) -> Set<String>? {
+    private mutating func methods(_ value: SourceValue, keyPath: @autoclosure () -> String) -> Set<String>? {
         var names: [(String, SourcePosition?)] = []
         switch value.kind {
         case .string(let s): names = [(s, value.position)]
         case .array(let items):
             for (i, item) in items.enumerated() {
-                if let s = string(item, keyPath: "\(keyPath)[\(i)]") { names.append((s, item.position)) }
+                if let s = string(item, keyPath: "\(keyPath())[\(i)]") { names.append((s, item.position)) }
             }
             if items.isEmpty {
-                report(.invalidValue, at: value.position, keyPath: keyPath, "the method list is empty", fix: "remove 'method' to match any method")
+                report(.invalidValue, at: value.position, keyPath: keyPath(), "the method list is empty", fix: "remove 'method' to match any method")
                 return nil
             }
         default:
-            wrongType(value, keyPath: keyPath, expected: "a method name or a list of them")
+            wrongType(value, keyPath: keyPath(), expected: "a method name or a list of them")
             return nil
         }
         var result = Set<String>()
@@ -304,64 +303,64 @@ struct RulesDecoder {
                 result.insert(upper)
             } else {
                 let suggestion = Suggestion.closest(to: upper, in: RuleKeys.httpMethods)
-                report(.unknownMethod, at: position, keyPath: keyPath, "unknown HTTP method '\(name)'",
+                report(.unknownMethod, at: position, keyPath: keyPath(), "unknown HTTP method '\(name)'",
                        fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + RuleKeys.httpMethods.joined(separator: ", "))
             }
         }
         return result.isEmpty ? nil : result
     }
 
-    private mutating func host(_ value: SourceValue, keyPath: String) -> String? {
-        guard let text = string(value, keyPath: keyPath) else { return nil }
+    private mutating func host(_ value: SourceValue, keyPath: @autoclosure () -> String) -> String? {
+        guard let text = string(value, keyPath: keyPath()) else { return nil }
         if text.isEmpty || text.contains("/") || text.contains(" ") {
-            report(.invalidValue, at: value.position, keyPath: keyPath, "'\(text)' is not a host name",
+            report(.invalidValue, at: value.position, keyPath: keyPath(), "'\(text)' is not a host name",
                    fix: "write the host alone, without scheme or path, such as api.example.com")
             return nil
         }
         return text.lowercased()
     }
 
-    private mutating func scalarText(_ value: SourceValue, keyPath: String) -> String? {
+    private mutating func scalarText(_ value: SourceValue, keyPath: @autoclosure () -> String) -> String? {
         switch value.kind {
         case .string(let s): return s
         case .integer(let i): return String(i)
         case .real(let d): return String(d)
         case .bool(let b): return b ? "true" : "false"
         default:
-            wrongType(value, keyPath: keyPath, expected: "a string")
+            wrongType(value, keyPath: keyPath(), expected: "a string")
             return nil
         }
     }
 
-    private mutating func stringPairs(_ value: SourceValue, keyPath: String) -> [(name: String, value: String)]? {
+    private mutating func stringPairs(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [(name: String, value: String)]? {
         guard let entries = value.dictionaryValue else {
-            wrongType(value, keyPath: keyPath, expected: "a dictionary of names to strings")
+            wrongType(value, keyPath: keyPath(), expected: "a dictionary of names to strings")
             return nil
         }
-        var seen = Set<String>()
+        var seen: [String] = []
         var pairs: [(name: String, value: String)] = []
         for entry in entries {
-            guard checkDuplicate(entry, keyPath: keyPath, seen: &seen) else { continue }
-            if let text = scalarText(entry.value, keyPath: "\(keyPath).\(entry.key)") { pairs.append((entry.key, text)) }
+            guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
+            if let text = scalarText(entry.value, keyPath: "\(keyPath()).\(entry.key)") { pairs.append((entry.key, text)) }
         }
         return pairs
     }
 
-    private mutating func stringDictionary(_ value: SourceValue, keyPath: String) -> [String: String]? {
-        guard let pairs = stringPairs(value, keyPath: keyPath) else { return nil }
+    private mutating func stringDictionary(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [String: String]? {
+        guard let pairs = stringPairs(value, keyPath: keyPath()) else { return nil }
         return Dictionary(pairs, uniquingKeysWith: { _, last in last })
     }
 
     // MARK: Response files
 
     /// Resolves a response file inside the bundle folder, refusing any path that leaves it.
-    private mutating func responseFile(_ relative: String, at position: SourcePosition?, keyPath: String) -> URL? {
+    private mutating func responseFile(_ relative: String, at position: SourcePosition?, keyPath: @autoclosure () -> String) -> URL? {
         if relative.isEmpty {
-            report(.invalidValue, at: position, keyPath: keyPath, "the response file name is empty", fix: "name a file in the bundle folder")
+            report(.invalidValue, at: position, keyPath: keyPath(), "the response file name is empty", fix: "name a file in the bundle folder")
             return nil
         }
         if relative.hasPrefix("/") || relative.hasPrefix("~") {
-            report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' is an absolute path",
+            report(.responseOutsideBundle, at: position, keyPath: keyPath(), "response file '\(relative)' is an absolute path",
                    fix: "copy the file into the bundle folder and name it relative to the folder")
             return nil
         }
@@ -369,7 +368,7 @@ struct RulesDecoder {
         for component in relative.split(separator: "/") {
             if component == ".." { depth -= 1 } else if component != "." { depth += 1 }
             if depth < 0 {
-                report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' lies outside the bundle folder",
+                report(.responseOutsideBundle, at: position, keyPath: keyPath(), "response file '\(relative)' lies outside the bundle folder",
                        fix: "copy the file into the bundle folder; bundles must be self-contained")
                 return nil
             }
@@ -379,7 +378,7 @@ struct RulesDecoder {
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             let siblings = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
             let suggestion = Suggestion.closest(to: url.lastPathComponent, in: siblings.filter { !RuleKeys.rulesFileNames.contains($0) })
-            report(.missingResponseFile, at: position, keyPath: keyPath, "response file '\(relative)' does not exist",
+            report(.missingResponseFile, at: position, keyPath: keyPath(), "response file '\(relative)' does not exist",
                    fix: suggestion.map { "did you mean '\($0)'?" } ?? "add the file to the bundle folder or correct the name")
             return nil
         }
@@ -388,16 +387,16 @@ struct RulesDecoder {
         let resolved = url.resolvingSymlinksInPath().path
         let folderPath = folder.resolvingSymlinksInPath().path
         guard resolved.hasPrefix(folderPath.hasSuffix("/") ? folderPath : folderPath + "/") else {
-            report(.responseOutsideBundle, at: position, keyPath: keyPath, "response file '\(relative)' is a symbolic link to a file outside the bundle folder",
+            report(.responseOutsideBundle, at: position, keyPath: keyPath(), "response file '\(relative)' is a symbolic link to a file outside the bundle folder",
                    fix: "replace the link with a copy of the file")
             return nil
         }
         if isDirectory.boolValue {
-            report(.unreadableFile, at: position, keyPath: keyPath, "response file '\(relative)' is a folder", fix: "name a file")
+            report(.unreadableFile, at: position, keyPath: keyPath(), "response file '\(relative)' is a folder", fix: "name a file")
             return nil
         }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
-            report(.unreadableFile, at: position, keyPath: keyPath, "response file '\(relative)' cannot be read", fix: "check its permissions")
+            report(.unreadableFile, at: position, keyPath: keyPath(), "response file '\(relative)' cannot be read", fix: "check its permissions")
             return nil
         }
         return url
@@ -406,25 +405,29 @@ struct RulesDecoder {
     // MARK: Reporting
 
     /// Reports a repeated key; returns false for the repeat, which is then skipped.
-    private mutating func checkDuplicate(_ entry: SourceValue.Entry, keyPath: String, seen: inout Set<String>) -> Bool {
-        if seen.insert(entry.key).inserted { return true }
-        report(.duplicateKey, at: entry.keyPosition, keyPath: keyPath.isEmpty ? entry.key : "\(keyPath).\(entry.key)",
+    private mutating func checkDuplicate(_ entry: SourceValue.Entry, keyPath: @autoclosure () -> String, seen: inout [String]) -> Bool {
+        // Dictionaries in rules files hold a handful of keys: a scan beats hashing here.
+        if !seen.contains(entry.key) {
+            seen.append(entry.key)
+            return true
+        }
+        report(.duplicateKey, at: entry.keyPosition, keyPath: keyPath().isEmpty ? entry.key : "\(keyPath()).\(entry.key)",
                "key '\(entry.key)' appears twice in the same dictionary; the first one is used", fix: "remove one of them")
         return false
     }
 
-    private mutating func unknownKey(_ entry: SourceValue.Entry, keyPath: String, candidates: [String]) {
+    private mutating func unknownKey(_ entry: SourceValue.Entry, keyPath: @autoclosure () -> String, candidates: [String]) {
         let suggestion = Suggestion.closest(to: entry.key, in: candidates)
-        report(.unknownKey, at: entry.keyPosition, keyPath: keyPath.isEmpty ? entry.key : "\(keyPath).\(entry.key)",
+        report(.unknownKey, at: entry.keyPosition, keyPath: keyPath().isEmpty ? entry.key : "\(keyPath()).\(entry.key)",
                "unknown key '\(entry.key)'", fix: suggestion.map { "did you mean '\($0)'?" })
     }
 
-    private mutating func wrongType(_ value: SourceValue, keyPath: String, expected: String) {
-        report(.wrongType, at: value.position, keyPath: keyPath, "expected \(expected), found \(value.typeDescription)")
+    private mutating func wrongType(_ value: SourceValue, keyPath: @autoclosure () -> String, expected: String) {
+        report(.wrongType, at: value.position, keyPath: keyPath(), "expected \(expected), found \(value.typeDescription)")
     }
 
-    private mutating func report(_ code: DiagnosticCode, at position: SourcePosition?, keyPath: String, _ message: String, fix: String? = nil) {
-        let diagnostic = Diagnostic(code, file: file, position: position, keyPath: keyPath, message: message, fix: fix)
+    private mutating func report(_ code: DiagnosticCode, at position: SourcePosition?, keyPath: @autoclosure () -> String, _ message: String, fix: String? = nil) {
+        let diagnostic = Diagnostic(code, file: file, position: position, keyPath: keyPath(), message: message, fix: fix)
         if diagnostic.severity == .error { errorCount += 1 }
         diagnostics.append(diagnostic)
     }

@@ -30,9 +30,7 @@ public struct StubRequest: Sendable {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         self.host = (components?.host ?? "").lowercased()
         let path = components?.percentEncodedPath ?? url.path
-        self.pathSegments = PathPattern.segments(ofPath: path).map { segment in
-            Substring(segment.removingPercentEncoding ?? String(segment))
-        }
+        self.pathSegments = PathPattern.segments(ofPath: path).map { Substring(PathPattern.percentDecoded($0)) }
         self.queryItems = (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
     }
 

@@ -36,7 +36,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
             throw PathPatternError(message: "a path pattern must start with '/'", fix: "write '/\(text)'")
         }
         var components: [Component] = []
-        var names = Set<String>()
+        var names: [String] = []
         for segment in text.split(separator: "/", omittingEmptySubsequences: true) {
             if segment == "**" {
                 components.append(.globstar)
@@ -47,22 +47,35 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
                 guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
                     throw PathPatternError(message: "invalid parameter '\(segment)'", fix: "name it with letters, digits, '_' or '-', as in '{id}'")
                 }
-                guard names.insert(name).inserted else {
+                guard !names.contains(name) else {
                     throw PathPatternError(message: "parameter '{\(name)}' appears twice", fix: "give each parameter its own name")
                 }
+                names.append(name)
                 components.append(.parameter(name))
-            } else if segment.contains("{") || segment.contains("}") {
-                throw PathPatternError(message: "'\(segment)' mixes a parameter with text; a parameter must be a whole segment", fix: "use a regular expression in 'matching_url' for partial segments")
-            } else if segment.contains("*") {
-                throw PathPatternError(message: "'\(segment)' mixes '*' with text; '*' and '**' must be whole segments", fix: "use a regular expression in 'matching_url' for partial segments")
-            } else if segment.contains("?") {
+            } else if Self.contains(segment, "{") || Self.contains(segment, "}") {
+                throw PathPatternError(message: "'\(segment)' mixes a parameter with text; a parameter must be a whole segment", fix: "use a regular expression in 'urlRegex' for partial segments")
+            } else if Self.contains(segment, "*") {
+                throw PathPatternError(message: "'\(segment)' mixes '*' with text; '*' and '**' must be whole segments", fix: "use a regular expression in 'urlRegex' for partial segments")
+            } else if Self.contains(segment, "?") {
                 throw PathPatternError(message: "'\(segment)' contains '?'; path patterns do not match the query string", fix: "move query items to the rule's 'query' dictionary")
             } else {
-                let literal = String(segment)
-                components.append(.literal(literal.removingPercentEncoding ?? literal))
+                components.append(.literal(Self.percentDecoded(segment)))
             }
         }
         self.components = components
+    }
+
+    /// Whether the segment holds the ASCII character, without going through Foundation's `range(of:)`.
+    static func contains(_ segment: Substring, _ character: Unicode.Scalar) -> Bool {
+        let byte = UInt8(character.value)
+        for b in segment.utf8 where b == byte { return true }
+        return false
+    }
+
+    /// The segment percent-decoded; Foundation is called only when there is something to decode.
+    static func percentDecoded(_ segment: Substring) -> String {
+        guard contains(segment, "%") else { return String(segment) }
+        return segment.removingPercentEncoding ?? String(segment)
     }
 
     public var description: String {
