@@ -207,6 +207,7 @@ struct RulesDecoder {
                    "'error' simulates a network failure, so the body in '\(first.key)' would never be sent",
                    fix: "remove '\(first.key)' or 'error'")
         }
+        response.prepare()
         let source = RuleSource(file: file, position: value.position, index: index, keyPath: keyPath)
         return StubRule(name: name, source: source, request: request, response: response, priority: priority)
     }

@@ -119,10 +119,39 @@ public struct StubResponse: Sendable {
         self.error = error
     }
 
+    /// The headers sent, without `Content-Length` (computed from the body when it is sent): the rule's
+    /// headers, then `Content-Type` when they have none. Built on each call; the engine keeps a copy
+    /// per rule so serving does not build it again.
+    public var headerFields: [String: String] {
+        if let prepared = preparedHeaderFields { return prepared }
+        return Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
+    }
+
+    /// Headers computed once when the rule is loaded.
+    var preparedHeaderFields: [String: String]?
+
+    static func buildHeaderFields(headers: [(name: String, value: String)], contentType: String?) -> [String: String] {
+        var fields: [String: String] = [:]
+        var hasContentType = false
+        for header in headers {
+            let lowered = header.name.lowercased()
+            if lowered == "content-length" { continue }
+            if lowered == "content-type" { hasContentType = true }
+            fields[header.name] = header.value
+        }
+        if !hasContentType, let contentType { fields["Content-Type"] = contentType }
+        return fields
+    }
+
+    /// Computes the header fields once, for serving.
+    mutating func prepare() {
+        preparedHeaderFields = Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
+    }
+
     /// The content type sent: the rule's, else one inferred from the response file's extension.
     public var effectiveContentType: String? {
         if let contentType { return contentType }
-        if let header = headers.first(where: { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+        if let header = headers.first(where: { $0.name.lowercased() == "content-type" }) {
             return header.value
         }
         switch body {

@@ -96,11 +96,12 @@ public final class StubEngine: Sendable {
 
     /// What the engine does with a request: answer it, refuse it (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
-        let snapshot = self.snapshot
-        if let (entry, parameters) = snapshot.index.firstMatch(for: request) {
+        let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
+        if let (entry, parameters) = index.firstMatch(for: request) {
             return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters))
         }
-        if snapshot.killSwitch {
+        let snapshot = self.snapshot
+        if killSwitch {
             return .refuse(UnmatchedRequestReport(request: request, bundles: snapshot.bundles.map(\.template),
                                                   nearMisses: NearMiss.closest(to: request, in: snapshot.index)))
         }
@@ -115,9 +116,9 @@ public final class StubEngine: Sendable {
 
     /// Whether the URL protocol should take the request at all.
     func handles(_ request: @autoclosure () -> StubRequest) -> Bool {
-        let snapshot = self.snapshot
+        let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
         // With the kill switch on every request is ours, so the request need not even be built.
-        return snapshot.killSwitch || snapshot.index.hasMatch(for: request())
+        return killSwitch || index.hasMatch(for: request())
     }
 }
 

@@ -27,11 +27,17 @@ public struct StubRequest: Sendable {
         for (name, value) in headers { lowered[name.lowercased()] = value }
         self.headers = lowered
         self.body = body
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        self.host = (components?.host ?? "").lowercased()
-        let path = components?.percentEncodedPath ?? url.path
-        self.pathSegments = PathPattern.segments(ofPath: path).map { Substring(PathPattern.percentDecoded($0)) }
-        self.queryItems = (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+        // Read straight from the URL: URLComponents would parse the whole string again, on every request.
+        self.host = (url.host ?? "").lowercased()
+        self.pathSegments = PathPattern.segments(ofPath: url.path(percentEncoded: true)).map { Substring(PathPattern.percentDecoded($0)) }
+        var items: [(name: String, value: String)] = []
+        if let query = url.query(percentEncoded: true), !query.isEmpty {
+            for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                items.append((PathPattern.percentDecoded(parts[0]), parts.count > 1 ? PathPattern.percentDecoded(parts[1]) : ""))
+            }
+        }
+        self.queryItems = items
     }
 
     public init(_ request: URLRequest, body: Data? = nil) {

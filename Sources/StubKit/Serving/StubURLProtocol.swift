@@ -165,14 +165,7 @@ extension StubURLProtocol {
                 return
             }
             let body = ResponseBodyReader(response.body)
-            var headers: [String: String] = [:]
-            for header in response.headers where header.name.caseInsensitiveCompare("Content-Length") != .orderedSame {
-                headers[header.name] = header.value
-            }
-            if let contentType = response.effectiveContentType,
-               !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
-                headers["Content-Type"] = contentType
-            }
+            var headers = response.headerFields
             headers["Content-Length"] = String(body.length)
             guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
                 client.urlProtocol(instance, didFailWithError: URLError(.badServerResponse))
