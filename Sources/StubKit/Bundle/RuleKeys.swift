@@ -2,8 +2,9 @@
 public enum RuleKeys {
     /// Keys of one rule.
     public static let rule: [String] = [
-        "name", "method", "path", "urlRegex", "host", "query", "requestHeaders",
-        "status", "response", "body", "json", "headers", "contentType", "delay", "error", "priority",
+        "name", "method", "path", "urlRegex", "host", "scheme", "query", "requestHeaders", "requestBody",
+        "status", "response", "body", "json", "headers", "contentType", "delay", "throttle", "error", "priority",
+        "responses", "afterLast", "scenario", "whenState", "setState", "template",
     ]
 
     /// Keys of the older Just Eat-style format, still read, each with its current form.

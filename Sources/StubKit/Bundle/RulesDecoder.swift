@@ -87,23 +87,37 @@ struct RulesDecoder {
 
     // MARK: One rule
 
+    /// Response keys, allowed on the rule itself and on each item of `responses`.
+    static let responseKeys: Set<String> = [
+        "status", "status_code", "response", "json_file", "body", "inline_response", "json", "headers", "contentType",
+        "delay", "throttle", "error",
+    ]
+
     private mutating func decodeRule(_ value: SourceValue, index: Int, keyPath: String, defaults: Defaults) -> StubRule? {
         guard let entries = value.dictionaryValue else {
             wrongType(value, keyPath: keyPath, expected: "a rule dictionary")
             return nil
         }
-        var request = RequestConditions(host: defaults.host, headers: defaults.requestHeaders)
+        var request = RequestConditions(host: defaults.host, headers: defaults.requestHeaders.mapValues { .equals($0) })
         var response = StubResponse(headers: defaults.headers, delay: defaults.delay)
         var name: String? = nil
         var priority = 0
         var bodySources: [(key: String, position: SourcePosition?)] = []
         var seen: [String] = []
+        var responseItems: [(value: SourceValue, keyPath: String)]? = nil
+        var whenExhausted = ResponseSequence.Exhausted.repeatLast
+        var scenario: String? = nil, whenState: String? = nil, newState: String? = nil
+        var isTemplate = false
 
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath, seen: &seen) else { continue }
             if let current = RuleKeys.legacy[entry.key], options.reportLegacyKeys {
                 report(.legacyKey, at: entry.keyPosition, keyPath: "\(keyPath).\(entry.key)",
                        "'\(entry.key)' is a legacy key", fix: legacyFix(entry, current: current))
+            }
+            if Self.responseKeys.contains(entry.key) {
+                decodeResponseKey(entry, into: &response, bodySources: &bodySources, keyPath: keyPath)
+                continue
             }
             switch entry.key {
             case "name":
@@ -118,65 +132,51 @@ struct RulesDecoder {
                     report(.invalidPathPattern, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "invalid path pattern '\(text)': \(error.message)", fix: error.fix)
                 }
             case "urlRegex", "matching_url":
-                guard let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") else { continue }
-                do {
-                    request.urlPattern = try RegexPattern(text)
-                } catch {
-                    report(.invalidRegex, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "regular expression '\(text)' does not compile",
-                           fix: "check brackets and escape special characters such as '?' and '(' with a backslash")
-                }
+                request.urlPattern = regex(entry.value, keyPath: "\(keyPath).\(entry.key)")
             case "host":
                 request.host = host(entry.value, keyPath: "\(keyPath).\(entry.key)")
-            case "query":
-                request.query = stringDictionary(entry.value, keyPath: "\(keyPath).\(entry.key)") ?? [:]
-            case "requestHeaders":
-                if let headers = stringDictionary(entry.value, keyPath: "\(keyPath).\(entry.key)") {
-                    request.headers.merge(headers) { _, new in new }
-                }
-            case "status", "status_code":
-                if let status = status(entry.value, keyPath: "\(keyPath).\(entry.key)") { response.status = status }
-            case "response":
-                bodySources.append((entry.key, entry.keyPosition))
-                if let relative = string(entry.value, keyPath: "\(keyPath).\(entry.key)"),
-                   let url = responseFile(relative, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)") {
-                    response.body = .file(url)
-                }
-            case "json_file":
-                bodySources.append((entry.key, entry.keyPosition))
-                if let base = string(entry.value, keyPath: "\(keyPath).\(entry.key)"),
-                   let url = responseFile(base + ".json", at: entry.value.position, keyPath: "\(keyPath).\(entry.key)") {
-                    response.body = .file(url)
-                }
-            case "body":
-                bodySources.append((entry.key, entry.keyPosition))
-                if let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") { response.body = .inline(Data(text.utf8)) }
-            case "inline_response":
-                // Real legacy files carry an empty inline_response beside json_file; only a non-empty one is a body.
-                if let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)"), !text.isEmpty {
-                    bodySources.append((entry.key, entry.keyPosition))
-                    response.body = .inline(Data(text.utf8))
-                }
-            case "json":
-                bodySources.append((entry.key, entry.keyPosition))
-                response.body = .json(entry.value.jsonData())
-            case "headers":
-                if let headers = stringPairs(entry.value, keyPath: "\(keyPath).\(entry.key)") {
-                    response.headers.removeAll { existing in headers.contains { $0.name.caseInsensitiveCompare(existing.name) == .orderedSame } }
-                    response.headers.append(contentsOf: headers)
-                }
-            case "contentType":
-                response.contentType = string(entry.value, keyPath: "\(keyPath).\(entry.key)")
-            case "delay":
-                if let delay = delay(entry.value, keyPath: "\(keyPath).\(entry.key)") { response.delay = delay }
-            case "error":
+            case "scheme":
                 guard let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") else { continue }
-                if let error = SimulatedNetworkError(rawValue: text) {
-                    response.error = error
+                if ["http", "https"].contains(text.lowercased()) {
+                    request.scheme = text.lowercased()
                 } else {
-                    let suggestion = Suggestion.closest(to: text, in: SimulatedNetworkError.allCases.map(\.rawValue))
-                    report(.unknownError, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "unknown simulated error '\(text)'",
-                           fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + SimulatedNetworkError.allCases.map(\.rawValue).joined(separator: ", "))
+                    report(.invalidValue, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "scheme '\(text)' is not http or https", fix: "write \"http\" or \"https\"")
                 }
+            case "query":
+                if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)") { request.query = matchers }
+            case "requestHeaders":
+                if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)") {
+                    request.headers.merge(matchers) { _, new in new }
+                }
+            case "requestBody":
+                request.body = bodyMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)")
+            case "responses":
+                guard let items = entry.value.arrayValue else {
+                    wrongType(entry.value, keyPath: "\(keyPath).\(entry.key)", expected: "an array of response dictionaries")
+                    continue
+                }
+                if items.isEmpty {
+                    report(.invalidValue, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "the sequence has no responses",
+                           fix: "give at least one response, or remove 'responses'")
+                }
+                responseItems = items.enumerated().map { ($0.element, "\(keyPath).responses[\($0.offset)]") }
+            case "afterLast":
+                guard let text = string(entry.value, keyPath: "\(keyPath).\(entry.key)") else { continue }
+                if let mode = ResponseSequence.Exhausted(rawValue: text) {
+                    whenExhausted = mode
+                } else {
+                    let options = ResponseSequence.Exhausted.allCases.map(\.rawValue)
+                    report(.invalidValue, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "'\(text)' is not a sequence mode",
+                           fix: Suggestion.closest(to: text, in: options).map { "did you mean '\($0)'?" } ?? "use one of: " + options.joined(separator: ", "))
+                }
+            case "scenario":
+                scenario = string(entry.value, keyPath: "\(keyPath).\(entry.key)")
+            case "whenState":
+                whenState = string(entry.value, keyPath: "\(keyPath).\(entry.key)")
+            case "setState":
+                newState = string(entry.value, keyPath: "\(keyPath).\(entry.key)")
+            case "template":
+                if case .bool(let b) = entry.value.kind { isTemplate = b } else { wrongType(entry.value, keyPath: "\(keyPath).\(entry.key)", expected: "true or false") }
             case "priority":
                 if let p = integer(entry.value, keyPath: "\(keyPath).\(entry.key)") { priority = p }
             default:
@@ -196,20 +196,173 @@ struct RulesDecoder {
             report(.conflictingKeys, at: key.keyPosition, keyPath: "\(keyPath).\(key.key)", "'path' and '\(key.key)' cannot be used together",
                    fix: "keep one of them")
         }
+        checkBodySources(bodySources, error: response.error, keyPath: keyPath)
+
+        // Scenarios: whenState and setState need a scenario to belong to.
+        if let scenario {
+            request.scenarioState = ScenarioCondition(scenario: scenario, state: whenState)
+        } else if whenState != nil || newState != nil {
+            let key = entries.first { $0.key == "whenState" || $0.key == "setState" }!
+            report(.missingKey, at: key.keyPosition, keyPath: "\(keyPath).\(key.key)", "'\(key.key)' needs a 'scenario' to belong to",
+                   fix: "add \"scenario\": \"NAME\" to the rule")
+        }
+        if entries.contains(where: { $0.key == "afterLast" }) && responseItems == nil {
+            let key = entries.first { $0.key == "afterLast" }!
+            report(.conflictingKeys, at: key.keyPosition, keyPath: "\(keyPath).afterLast", "'afterLast' applies to 'responses', which the rule does not have",
+                   fix: "add 'responses' or remove 'afterLast'")
+        }
+
+        // Templates are parsed now, so an unknown field is reported at load time, not when served.
+        let pathParameters: Set<String>? = request.path.map { pattern in
+            Set(pattern.components.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } })
+        }
+        if isTemplate { response.template = templates(for: response, pathParameters: pathParameters, keyPath: keyPath) }
+        response.prepare()
+
+        var sequence: ResponseSequence? = nil
+        if let responseItems, !responseItems.isEmpty {
+            var responses: [StubResponse] = []
+            for (item, itemPath) in responseItems {
+                guard let itemEntries = item.dictionaryValue else {
+                    wrongType(item, keyPath: itemPath, expected: "a response dictionary")
+                    continue
+                }
+                // Each response starts from the rule's own response keys and overrides them.
+                var itemResponse = response
+                var itemSources: [(key: String, position: SourcePosition?)] = []
+                var itemSeen: [String] = []
+                for entry in itemEntries {
+                    guard checkDuplicate(entry, keyPath: itemPath, seen: &itemSeen) else { continue }
+                    guard Self.responseKeys.contains(entry.key) else {
+                        unknownKey(entry, keyPath: itemPath, candidates: Self.responseKeys.sorted())
+                        continue
+                    }
+                    decodeResponseKey(entry, into: &itemResponse, bodySources: &itemSources, keyPath: itemPath)
+                }
+                checkBodySources(itemSources, error: itemResponse.error, keyPath: itemPath)
+                if isTemplate { itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath) }
+                itemResponse.prepare()
+                responses.append(itemResponse)
+            }
+            if !responses.isEmpty {
+                response = responses[0]
+                sequence = ResponseSequence(responses: responses, whenExhausted: whenExhausted)
+            }
+        }
+        let source = RuleSource(file: file, position: value.position, index: index, keyPath: keyPath)
+        return StubRule(name: name, source: source, request: request, response: response, sequence: sequence, newState: newState, priority: priority)
+    }
+
+    /// One key of a response (on the rule, or in `responses`).
+    private mutating func decodeResponseKey(_ entry: SourceValue.Entry, into response: inout StubResponse,
+                                            bodySources: inout [(key: String, position: SourcePosition?)], keyPath: String) {
+        let path = "\(keyPath).\(entry.key)"
+        switch entry.key {
+        case "status", "status_code":
+            if let status = status(entry.value, keyPath: path) { response.status = status }
+        case "response":
+            bodySources.append((entry.key, entry.keyPosition))
+            if let relative = string(entry.value, keyPath: path),
+               let url = responseFile(relative, at: entry.value.position, keyPath: path) {
+                response.body = .file(url)
+            }
+        case "json_file":
+            bodySources.append((entry.key, entry.keyPosition))
+            if let base = string(entry.value, keyPath: path),
+               let url = responseFile(base + ".json", at: entry.value.position, keyPath: path) {
+                response.body = .file(url)
+            }
+        case "body":
+            bodySources.append((entry.key, entry.keyPosition))
+            if let text = string(entry.value, keyPath: path) { response.body = .inline(Data(text.utf8)) }
+        case "inline_response":
+            // Real legacy files carry an empty inline_response beside json_file; only a non-empty one is a body.
+            if let text = string(entry.value, keyPath: path), !text.isEmpty {
+                bodySources.append((entry.key, entry.keyPosition))
+                response.body = .inline(Data(text.utf8))
+            }
+        case "json":
+            bodySources.append((entry.key, entry.keyPosition))
+            response.body = .json(entry.value.jsonData())
+        case "headers":
+            if let headers = stringPairs(entry.value, keyPath: path) {
+                response.headers.removeAll { existing in headers.contains { $0.name.lowercased() == existing.name.lowercased() } }
+                response.headers.append(contentsOf: headers)
+            }
+        case "contentType":
+            response.contentType = string(entry.value, keyPath: path)
+        case "delay":
+            if case .dictionary = entry.value.kind {
+                response.delayRange = delayRange(entry.value, keyPath: path)
+                response.delay = 0
+            } else if let delay = delay(entry.value, keyPath: path) {
+                response.delay = delay
+                response.delayRange = nil
+            }
+        case "throttle":
+            guard let bytes = integer(entry.value, keyPath: path) else { return }
+            if bytes > 0 {
+                response.throttle = bytes
+            } else {
+                report(.invalidValue, at: entry.value.position, keyPath: path, "a throttle of \(bytes) bytes per second would never finish",
+                       fix: "give a positive number of bytes per second, such as 16384 for a slow 3G line")
+            }
+        case "error":
+            guard let text = string(entry.value, keyPath: path) else { return }
+            if let error = SimulatedNetworkError(rawValue: text) {
+                response.error = error
+            } else {
+                let suggestion = Suggestion.closest(to: text, in: SimulatedNetworkError.allCases.map(\.rawValue))
+                report(.unknownError, at: entry.value.position, keyPath: path, "unknown simulated error '\(text)'",
+                       fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + SimulatedNetworkError.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func checkBodySources(_ bodySources: [(key: String, position: SourcePosition?)], error: SimulatedNetworkError?, keyPath: String) {
         if bodySources.count > 1 {
             let second = bodySources[1]
             report(.conflictingKeys, at: second.position, keyPath: "\(keyPath).\(second.key)",
                    "'\(bodySources[0].key)' and '\(second.key)' both give the response body",
                    fix: "keep one of them")
         }
-        if response.error != nil, let first = bodySources.first {
+        if error != nil, let first = bodySources.first {
             report(.conflictingKeys, at: first.position, keyPath: "\(keyPath).\(first.key)",
                    "'error' simulates a network failure, so the body in '\(first.key)' would never be sent",
                    fix: "remove '\(first.key)' or 'error'")
         }
-        response.prepare()
-        let source = RuleSource(file: file, position: value.position, index: index, keyPath: keyPath)
-        return StubRule(name: name, source: source, request: request, response: response, priority: priority)
+    }
+
+    /// Parses the templated parts of a response; an unknown field is a diagnostic.
+    private mutating func templates(for response: StubResponse, pathParameters: Set<String>?, keyPath: String) -> ResponseTemplates? {
+        var result = ResponseTemplates(body: nil, headers: [:])
+        var bodyText: String? = nil
+        var bodyKey = "body"
+        switch response.body {
+        case .inline(let data): bodyText = String(decoding: data, as: UTF8.self)
+        case .json(let data): bodyText = String(decoding: data, as: UTF8.self); bodyKey = "json"
+        case .file(let url):
+            bodyKey = "response"
+            if let data = try? Data(contentsOf: url) { bodyText = String(decoding: data, as: UTF8.self) }
+        case .empty: break
+        }
+        if let bodyText {
+            do {
+                result.body = try ResponseTemplate(parsing: bodyText, pathParameters: pathParameters)
+            } catch {
+                report(.unknownTemplateField, at: nil, keyPath: "\(keyPath).\(bodyKey)", error.message, fix: error.fix)
+            }
+        }
+        for header in response.headers where header.value.contains("{{") {
+            do {
+                result.headers[header.name] = try ResponseTemplate(parsing: header.value, pathParameters: pathParameters)
+            } catch {
+                report(.unknownTemplateField, at: nil, keyPath: "\(keyPath).headers.\(header.name)", error.message, fix: error.fix)
+            }
+        }
+        return result
     }
 
     private func legacyFix(_ entry: SourceValue.Entry, current: String) -> String {
@@ -309,6 +462,110 @@ struct RulesDecoder {
             }
         }
         return result.isEmpty ? nil : result
+    }
+
+    private mutating func regex(_ value: SourceValue, keyPath: @autoclosure () -> String) -> RegexPattern? {
+        guard let text = string(value, keyPath: keyPath()) else { return nil }
+        do {
+            return try RegexPattern(text)
+        } catch {
+            report(.invalidRegex, at: value.position, keyPath: keyPath(), "regular expression '\(text)' does not compile",
+                   fix: "check brackets and escape special characters such as '?' and '(' with a backslash")
+            return nil
+        }
+    }
+
+    /// Query items or headers: a string means "equals"; a dictionary says `equals`, `matches`, `present` or `absent`.
+    private mutating func valueMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [String: ValueMatcher]? {
+        guard let entries = value.dictionaryValue else {
+            wrongType(value, keyPath: keyPath(), expected: "a dictionary of names to values or conditions")
+            return nil
+        }
+        var result: [String: ValueMatcher] = [:]
+        var seen: [String] = []
+        for entry in entries {
+            guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
+            let path = "\(keyPath()).\(entry.key)"
+            if case .dictionary(let conditions) = entry.value.kind {
+                guard conditions.count == 1, let condition = conditions.first else {
+                    report(.invalidValue, at: entry.value.position, keyPath: path, "give exactly one condition",
+                           fix: "use one of {\"equals\": \"…\"}, {\"matches\": \"regex\"}, {\"present\": true}, {\"absent\": true}")
+                    continue
+                }
+                let conditionPath = "\(path).\(condition.key)"
+                switch condition.key {
+                case "equals":
+                    if let text = scalarText(condition.value, keyPath: conditionPath) { result[entry.key] = .equals(text) }
+                case "matches":
+                    if let regex = regex(condition.value, keyPath: conditionPath) { result[entry.key] = .matches(regex) }
+                case "present", "absent":
+                    guard case .bool(true) = condition.value.kind else {
+                        wrongType(condition.value, keyPath: conditionPath, expected: "true")
+                        continue
+                    }
+                    result[entry.key] = condition.key == "present" ? .present : .absent
+                default:
+                    unknownKey(condition, keyPath: path, candidates: ["equals", "matches", "present", "absent"])
+                }
+            } else if let text = scalarText(entry.value, keyPath: path) {
+                result[entry.key] = .equals(text)
+            }
+        }
+        return result
+    }
+
+    private mutating func bodyMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [BodyMatcher] {
+        guard let entries = value.dictionaryValue else {
+            wrongType(value, keyPath: keyPath(), expected: "a dictionary of body conditions (equals, contains, matches, equalsJSON, containsJSON)")
+            return []
+        }
+        if entries.isEmpty {
+            report(.invalidValue, at: value.position, keyPath: keyPath(), "no body condition given", fix: "add equals, contains, matches, equalsJSON or containsJSON")
+        }
+        var result: [BodyMatcher] = []
+        var seen: [String] = []
+        for entry in entries {
+            guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
+            let path = "\(keyPath()).\(entry.key)"
+            switch entry.key {
+            case "equals": if let text = string(entry.value, keyPath: path) { result.append(.equals(text)) }
+            case "contains": if let text = string(entry.value, keyPath: path) { result.append(.contains(text)) }
+            case "matches": if let regex = regex(entry.value, keyPath: path) { result.append(.matches(regex)) }
+            case "equalsJSON": result.append(.equalsJSON(JSONValue(entry.value)))
+            case "containsJSON":
+                guard case .dictionary = entry.value.kind else {
+                    wrongType(entry.value, keyPath: path, expected: "a JSON object of the fields that must be present")
+                    continue
+                }
+                result.append(.containsJSON(JSONValue(entry.value)))
+            default:
+                unknownKey(entry, keyPath: keyPath(), candidates: ["equals", "contains", "matches", "equalsJSON", "containsJSON"])
+            }
+        }
+        return result
+    }
+
+    /// A random delay: `{"min": 0.1, "max": 0.5}`.
+    private mutating func delayRange(_ value: SourceValue, keyPath: @autoclosure () -> String) -> ClosedRange<TimeInterval>? {
+        var minimum: TimeInterval?, maximum: TimeInterval?
+        var seen: [String] = []
+        for entry in value.dictionaryValue ?? [] {
+            guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
+            switch entry.key {
+            case "min": minimum = delay(entry.value, keyPath: "\(keyPath()).min")
+            case "max": maximum = delay(entry.value, keyPath: "\(keyPath()).max")
+            default: unknownKey(entry, keyPath: keyPath(), candidates: ["min", "max"])
+            }
+        }
+        guard let minimum, let maximum else {
+            report(.missingKey, at: value.position, keyPath: keyPath(), "a random delay needs both 'min' and 'max'", fix: "write {\"min\": 0.1, \"max\": 0.5}")
+            return nil
+        }
+        guard minimum <= maximum else {
+            report(.invalidValue, at: value.position, keyPath: keyPath(), "'min' (\(minimum)) is greater than 'max' (\(maximum))", fix: "swap them")
+            return nil
+        }
+        return minimum...maximum
     }
 
     private mutating func host(_ value: SourceValue, keyPath: @autoclosure () -> String) -> String? {

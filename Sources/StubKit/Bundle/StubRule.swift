@@ -7,16 +7,30 @@ public struct StubRule: Sendable {
     /// Where the rule is written.
     public var source: RuleSource
     public var request: RequestConditions
+    /// The response, or the first of a sequence.
     public var response: StubResponse
+    /// Responses used in order on repeated requests (`responses`), when the rule has more than one.
+    public var sequence: ResponseSequence?
+    /// The scenario state to move to after answering (`setState`), in `request.scenario`'s scenario.
+    public var newState: String?
     /// Higher first. Defaults to 0.
     public var priority: Int
 
-    public init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse, priority: Int = 0) {
+    public init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse,
+                sequence: ResponseSequence? = nil, newState: String? = nil, priority: Int = 0) {
         self.name = name
         self.source = source
         self.request = request
         self.response = response
+        self.sequence = sequence
+        self.newState = newState
         self.priority = priority
+    }
+
+    /// Whether answering depends on or changes engine state (sequences, scenarios, random delays).
+    var isStateful: Bool {
+        sequence != nil || newState != nil || request.scenarioState != nil || response.delayRange != nil
+            || (sequence?.responses.contains { $0.delayRange != nil } ?? false)
     }
 
     /// A short label for logs and reports.
@@ -58,25 +72,37 @@ public struct RequestConditions: Sendable, Hashable {
     public var urlPattern: RegexPattern?
     /// Lower-cased host; `nil` means any host.
     public var host: String?
-    /// Query items that must be present with these values.
-    public var query: [String: String]
-    /// Request headers (names compared case-insensitively) that must be present with these values.
-    public var headers: [String: String]
+    /// Lower-cased scheme (`http`, `https`); `nil` means any.
+    public var scheme: String?
+    /// Conditions on query items, by name.
+    public var query: [String: ValueMatcher]
+    /// Conditions on request headers, by name (compared case-insensitively).
+    public var headers: [String: ValueMatcher]
+    /// Conditions on the request body; all must hold.
+    public var body: [BodyMatcher]
+    /// The scenario and the state it must be in (`scenario` + `whenState`).
+    public var scenarioState: ScenarioCondition?
 
     public init(
         methods: Set<String>? = nil,
         path: PathPattern? = nil,
         urlPattern: RegexPattern? = nil,
         host: String? = nil,
-        query: [String: String] = [:],
-        headers: [String: String] = [:]
+        scheme: String? = nil,
+        query: [String: ValueMatcher] = [:],
+        headers: [String: ValueMatcher] = [:],
+        body: [BodyMatcher] = [],
+        scenarioState: ScenarioCondition? = nil
     ) {
         self.methods = methods
         self.path = path
         self.urlPattern = urlPattern
         self.host = host
+        self.scheme = scheme
         self.query = query
         self.headers = headers
+        self.body = body
+        self.scenarioState = scenarioState
     }
 
     var methodsDescription: String {
@@ -91,6 +117,41 @@ public struct RequestConditions: Sendable, Hashable {
     }
 }
 
+/// A named scenario and the state it must be in for a rule to match.
+public struct ScenarioCondition: Sendable, Hashable {
+    public var scenario: String
+    /// `nil` when the rule only sets the state (`setState` without `whenState`).
+    public var state: String?
+
+    /// Every scenario starts here, and returns here when the engine is reset.
+    public static let initialState = "Started"
+}
+
+/// Responses given in order to repeated requests, and what happens when they run out.
+public struct ResponseSequence: Sendable {
+    public enum Exhausted: String, Sendable, CaseIterable {
+        /// Keep giving the last response (the default).
+        case repeatLast
+        /// Start again from the first.
+        case cycle
+        /// Fail the request with an error saying the sequence is used up.
+        case fail
+    }
+
+    public var responses: [StubResponse]
+    public var whenExhausted: Exhausted
+
+    /// The response for the n-th request (from 0), or `nil` when the sequence is used up and fails.
+    public func response(forHit n: Int) -> StubResponse? {
+        if n < responses.count { return responses[n] }
+        switch whenExhausted {
+        case .repeatLast: return responses.last
+        case .cycle: return responses[n % responses.count]
+        case .fail: return nil
+        }
+    }
+}
+
 /// What a rule answers with: a response, or a simulated network failure.
 public struct StubResponse: Sendable {
     public var status: Int
@@ -100,6 +161,12 @@ public struct StubResponse: Sendable {
     public var contentType: String?
     /// Seconds to wait before the response starts.
     public var delay: TimeInterval
+    /// A random delay in this range instead, drawn from the engine's seeded generator.
+    public var delayRange: ClosedRange<TimeInterval>?
+    /// Bandwidth limit in bytes per second; the body then takes `length / throttle` seconds.
+    public var throttle: Int?
+    /// The body and headers as templates (`{{path.id}}`, `{{query.q}}`, `{{now}}`, …), when the rule says `template`.
+    public var template: ResponseTemplates?
     /// When set, the request fails with this error instead of receiving a response.
     public var error: SimulatedNetworkError?
 
@@ -109,6 +176,9 @@ public struct StubResponse: Sendable {
         body: ResponseBody = .empty,
         contentType: String? = nil,
         delay: TimeInterval = 0,
+        delayRange: ClosedRange<TimeInterval>? = nil,
+        throttle: Int? = nil,
+        template: ResponseTemplates? = nil,
         error: SimulatedNetworkError? = nil
     ) {
         self.status = status
@@ -116,7 +186,16 @@ public struct StubResponse: Sendable {
         self.body = body
         self.contentType = contentType
         self.delay = delay
+        self.delayRange = delayRange
+        self.throttle = throttle
+        self.template = template
         self.error = error
+    }
+
+    /// Whether the response redirects (3xx with a `Location` header).
+    public var redirectLocation: String? {
+        guard (300...399).contains(status), status != 304 else { return nil }
+        return headers.first { $0.name.lowercased() == "location" }?.value
     }
 
     /// The headers sent, without `Content-Length` (computed from the body when it is sent): the rule's
@@ -160,6 +239,13 @@ public struct StubResponse: Sendable {
         case .inline, .empty: return nil
         }
     }
+}
+
+/// The templated parts of a response, parsed when the bundle is loaded.
+public struct ResponseTemplates: Sendable {
+    public var body: ResponseTemplate?
+    /// Header name to template, for headers that hold a placeholder.
+    public var headers: [String: ResponseTemplate]
 }
 
 /// Where a response body comes from.

@@ -59,6 +59,9 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     // MARK: Legacy format
     public static let legacyKey = DiagnosticCode("SK050", .note, "a legacy key with a current equivalent")
 
+    // MARK: Templates
+    public static let unknownTemplateField = DiagnosticCode("SK070", .error, "a template placeholder that names an unknown field")
+
     // MARK: Activation
     public static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
 
@@ -67,6 +70,6 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
-        .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplate,
+        .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
     ]
 }

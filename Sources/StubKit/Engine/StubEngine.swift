@@ -2,9 +2,10 @@ import Foundation
 
 /// Loads stub bundles, keeps the active set, and answers requests from it.
 ///
-/// Thread-safe: the active bundles and their index form one immutable snapshot behind a lock;
-/// a lookup takes the snapshot and matches without holding the lock, so concurrent requests never
-/// wait for each other and always see a consistent set of bundles.
+/// Thread-safe: the active bundles, their index, the scenario states and the hit counts sit behind one
+/// lock. When no active rule is stateful (no sequence, scenario or random delay), a lookup takes the
+/// immutable index and matches without holding the lock; otherwise matching and advancing the state
+/// happen under the lock, so concurrent requests never see a half-advanced sequence.
 public final class StubEngine: Sendable {
     /// What to do with a bundle that has errors.
     public enum Mode: String, Sendable {
@@ -15,21 +16,37 @@ public final class StubEngine: Sendable {
     }
 
     public let mode: Mode
+    /// The fixed "now" that templates see (`STUB_NOW`); `nil` means the real clock.
+    public let fixedNow: Date?
+    /// The seed of random delays (`STUB_SEED`).
+    public let seed: UInt64
+    /// Every request the engine answered or refused.
+    public let journal = StubJournal()
     private let loader: BundleLoader
-    private let state: Locked<Snapshot>
+    private let state: Locked<Shared>
 
-    /// The active bundles, their index and the kill switch, replaced as a whole on every change.
-    struct Snapshot: Sendable {
+    /// Everything that changes, replaced or updated under one lock.
+    struct Shared: Sendable {
         var bundles: [StubBundle] = []
         var index = RuleIndex(bundles: [])
         var killSwitch = false
+        /// Scenario name to current state; absent means ``ScenarioCondition/initialState``.
+        var scenarioStates: [String: String] = [:]
+        /// How many times each stateful rule has answered.
+        var hits: [RuleIndex.RuleKey: Int] = [:]
     }
 
-    public init(mode: Mode = .strict, killSwitch: Bool = false, loaderOptions: BundleLoader.Options = .engine) {
+    public init(mode: Mode = .strict, killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0,
+                loaderOptions: BundleLoader.Options = .engine) {
         self.mode = mode
+        self.fixedNow = now
+        self.seed = seed
         self.loader = BundleLoader(options: loaderOptions)
-        self.state = Locked(Snapshot(killSwitch: killSwitch))
+        self.state = Locked(Shared(killSwitch: killSwitch))
     }
+
+    /// The time templates see.
+    public var now: Date { fixedNow ?? Date() }
 
     // MARK: Activation
 
@@ -52,24 +69,34 @@ public final class StubEngine: Sendable {
 
     /// Puts an already loaded bundle on top of the active ones.
     public func activate(_ bundle: StubBundle) {
-        state.withLock { snapshot in
-            snapshot.bundles.append(bundle)
-            snapshot.index = RuleIndex(bundles: snapshot.bundles)
+        state.withLock { shared in
+            shared.bundles.append(bundle)
+            shared.index = RuleIndex(bundles: shared.bundles)
         }
     }
 
-    /// Deactivates every bundle. The kill switch keeps its setting.
+    /// Deactivates every bundle and returns every scenario to its initial state and every sequence to
+    /// its first response. The kill switch keeps its setting; the journal is cleared separately.
     public func reset() {
-        state.withLock { snapshot in
-            snapshot.bundles = []
-            snapshot.index = RuleIndex(bundles: [])
+        state.withLock { shared in
+            shared.bundles = []
+            shared.index = RuleIndex(bundles: [])
+            shared.scenarioStates = [:]
+            shared.hits = [:]
+        }
+    }
+
+    /// Returns scenarios and sequences to their start, keeping the active bundles.
+    public func resetState() {
+        state.withLock { shared in
+            shared.scenarioStates = [:]
+            shared.hits = [:]
         }
     }
 
     /// When on, requests that no rule answers fail at once instead of reaching the network.
     public var isKillSwitchOn: Bool {
-        get { state.withLock { $0.killSwitch } }
-        set { state.withLock { $0.killSwitch = newValue } }
+        state.withLock { $0.killSwitch }
     }
 
     public func setKillSwitch(_ on: Bool) {
@@ -81,50 +108,138 @@ public final class StubEngine: Sendable {
         state.withLock { $0.bundles.map(\.template) }
     }
 
-    var snapshot: Snapshot {
+    /// The active bundles, in activation order.
+    public var activeBundles: [StubBundle] {
+        state.withLock { $0.bundles }
+    }
+
+    /// The current state of a scenario.
+    public func scenarioState(_ scenario: String) -> String {
+        state.withLock { $0.scenarioStates[scenario] ?? ScenarioCondition.initialState }
+    }
+
+    var snapshot: Shared {
         state.withLock { $0 }
     }
 
     // MARK: Answering
 
-    /// The rule that answers a request, or `nil` when none does.
+    /// The rule that would answer a request now, without using it up (no sequence or state advances).
     public func match(_ request: StubRequest) -> StubMatch? {
-        let index = state.withLock { $0.index }
-        guard let (entry, parameters) = index.firstMatch(for: request) else { return nil }
-        return StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters)
+        let (index, states) = state.withLock { ($0.index, $0.scenarioStates) }
+        guard let (entry, parameters) = index.firstMatch(for: request, states: states) else { return nil }
+        return StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: entry.rule.response,
+                         delay: entry.rule.response.delay, hit: 0)
     }
 
-    /// What the engine does with a request: answer it, refuse it (kill switch), or let it through.
+    /// What the engine does with a request: answer it (advancing sequences and scenarios), refuse it
+    /// (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
         let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
-        if let (entry, parameters) = index.firstMatch(for: request) {
-            return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters))
+        let found: (Decision?, [String: String])
+        if index.hasStatefulRules {
+            found = state.withLock { shared in
+                // The index may have changed since it was read; use the current one.
+                guard let (entry, parameters) = shared.index.firstMatch(for: request, states: shared.scenarioStates) else {
+                    return (nil, shared.scenarioStates)
+                }
+                return (answer(entry, parameters: parameters, shared: &shared), shared.scenarioStates)
+            }
+        } else if let (entry, parameters) = index.firstMatch(for: request) {
+            let response = entry.rule.response
+            found = (.answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
+                                       delay: response.delay, hit: 0)), [:])
+        } else {
+            found = (nil, [:])
         }
-        let snapshot = self.snapshot
+        if let decision = found.0 { return decision }
         if killSwitch {
-            return .refuse(UnmatchedRequestReport(request: request, bundles: snapshot.bundles.map(\.template),
-                                                  nearMisses: NearMiss.closest(to: request, in: snapshot.index)))
+            let bundles = activeTemplates
+            return .refuse(UnmatchedRequestReport(request: request, bundles: bundles,
+                                                  nearMisses: NearMiss.closest(to: request, in: index, states: found.1)))
         }
         return .passThrough
+    }
+
+    /// Uses up one answer of a stateful rule: picks the sequence's response, draws the random delay,
+    /// and moves the scenario. Called under the lock.
+    private func answer(_ entry: RuleIndex.Entry, parameters: [String: String], shared: inout Shared) -> Decision {
+        let rule = entry.rule
+        let hit = shared.hits[entry.key, default: 0]
+        shared.hits[entry.key] = hit + 1
+        if let newState = rule.newState, let scenario = rule.request.scenarioState?.scenario {
+            shared.scenarioStates[scenario] = newState
+        }
+        let response: StubResponse
+        if let sequence = rule.sequence {
+            guard let next = sequence.response(forHit: hit) else {
+                return .sequenceExhausted(rule: rule, bundle: entry.bundle, used: sequence.responses.count)
+            }
+            response = next
+        } else {
+            response = rule.response
+        }
+        var delay = response.delay
+        if let range = response.delayRange {
+            var random = SeededRandom(seed: seed, salt: "\(entry.bundle)|\(rule.source.index)", hit: hit)
+            delay = range.lowerBound + (range.upperBound - range.lowerBound) * random.nextUnit()
+        }
+        return .answer(StubMatch(rule: rule, bundle: entry.bundle, parameters: parameters, response: response, delay: delay, hit: hit))
     }
 
     public enum Decision: Sendable {
         case answer(StubMatch)
         case refuse(UnmatchedRequestReport)
+        /// The rule's `responses` are used up and its sequence says `fail`.
+        case sequenceExhausted(rule: StubRule, bundle: String, used: Int)
         case passThrough
     }
 
     /// Whether the URL protocol should take the request at all.
     func handles(_ request: @autoclosure () -> StubRequest) -> Bool {
-        let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
+        let (index, killSwitch, states) = state.withLock { ($0.index, $0.killSwitch, $0.scenarioStates) }
         // With the kill switch on every request is ours, so the request need not even be built.
-        return killSwitch || index.hasMatch(for: request())
+        return killSwitch || index.hasMatch(for: request(), states: states)
     }
 }
 
-/// The rule that answers a request, the bundle it came from, and the path parameters it captured.
+/// The rule that answers a request, the bundle it came from, the path parameters it captured, and the
+/// response chosen for this request (a sequence's next one) with its delay.
 public struct StubMatch: Sendable {
     public var rule: StubRule
     public var bundle: String
     public var parameters: [String: String]
+    public var response: StubResponse
+    /// Seconds before the response starts (a random delay already drawn).
+    public var delay: TimeInterval
+    /// How many times the rule had answered before this request (0 for the first), for stateful rules.
+    public var hit: Int
+}
+
+/// SplitMix64 seeded from the engine seed, the rule and the hit: the same bundles, seed and request
+/// order per rule give the same values, whatever the thread timing between rules.
+struct SeededRandom {
+    private var state: UInt64
+
+    init(seed: UInt64, salt: String, hit: Int) {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in salt.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100000001b3
+        }
+        state = seed ^ hash ^ (UInt64(bitPattern: Int64(hit)) &* 0x9E3779B97F4A7C15)
+    }
+
+    mutating func next() -> UInt64 {
+        state = state &+ 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value in 0...1.
+    mutating func nextUnit() -> Double {
+        Double(next() >> 11) / Double(UInt64(1) << 53)
+    }
 }

@@ -13,6 +13,8 @@ public struct StubRequest: Sendable {
     /// The body, when the URL loading system handed one over (see the README on upload tasks).
     public var body: Data?
 
+    /// Lower-cased scheme.
+    public let scheme: String
     /// Lower-cased host, or "" when the URL has none.
     public let host: String
     /// Path segments, percent-decoded, empty ones dropped.
@@ -28,6 +30,7 @@ public struct StubRequest: Sendable {
         self.headers = lowered
         self.body = body
         // Read straight from the URL: URLComponents would parse the whole string again, on every request.
+        self.scheme = (url.scheme ?? "").lowercased()
         self.host = (url.host ?? "").lowercased()
         self.pathSegments = PathPattern.segments(ofPath: url.path(percentEncoded: true)).map { Substring(PathPattern.percentDecoded($0)) }
         var items: [(name: String, value: String)] = []

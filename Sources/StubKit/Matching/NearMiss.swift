@@ -11,40 +11,30 @@ public struct NearMiss: Sendable, CustomStringConvertible {
     }
 
     /// The rules with the fewest failed conditions, best first (ties in precedence order).
-    static func closest(to request: StubRequest, in index: RuleIndex, limit: Int = 3) -> [NearMiss] {
+    static func closest(to request: StubRequest, in index: RuleIndex, states: [String: String] = [:], limit: Int = 3) -> [NearMiss] {
         var scored: [(score: Int, rank: Int, miss: NearMiss)] = []
         for entry in index.entries {
-            let mismatches = allMismatches(entry.rule.request, request)
+            let mismatches = RequestMatcher.allMismatches(entry.rule.request, request, states: states)
             guard !mismatches.isEmpty else { continue }
-            scored.append((mismatches.count, entry.rank, NearMiss(bundle: entry.bundle, rule: entry.rule, mismatches: mismatches)))
+            // A path that matches further before it differs is closer.
+            let score = mismatches.count * 100 - (mismatches.first { $0.field == "path" } == nil ? 50 : sharedPrefix(entry.rule.request.path, request))
+            scored.append((score, entry.rank, NearMiss(bundle: entry.bundle, rule: entry.rule, mismatches: mismatches)))
         }
         scored.sort { ($0.score, $0.rank) < ($1.score, $1.rank) }
         return scored.prefix(limit).map(\.miss)
     }
 
-    /// Every failed condition, not only the first, so the report says all that must change.
-    static func allMismatches(_ conditions: RequestConditions, _ request: StubRequest) -> [Mismatch] {
-        var result: [Mismatch] = []
-        var remaining = conditions
-        while let mismatch = RequestMatcher.mismatch(remaining, request) {
-            result.append(mismatch)
-            // Drop the failed condition and look for the next one.
-            switch mismatch.field {
-            case "method": remaining.methods = nil
-            case "host": remaining.host = nil
-            case "path": remaining.path = nil
-            case "url": remaining.urlPattern = nil
-            default:
-                if mismatch.field.hasPrefix("query.") {
-                    remaining.query[String(mismatch.field.dropFirst("query.".count))] = nil
-                } else if mismatch.field.hasPrefix("header ") {
-                    remaining.headers[String(mismatch.field.dropFirst("header ".count))] = nil
-                } else {
-                    return result
-                }
+    private static func sharedPrefix(_ pattern: PathPattern?, _ request: StubRequest) -> Int {
+        guard let pattern else { return 0 }
+        var count = 0
+        for (component, segment) in zip(pattern.components, request.pathSegments) {
+            switch component {
+            case .literal(let literal) where literal == segment: count += 1
+            case .parameter, .wildcard: count += 1
+            default: return min(count, 49)
             }
         }
-        return result
+        return min(count, 49)
     }
 }
 

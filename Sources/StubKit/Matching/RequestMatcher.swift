@@ -1,40 +1,85 @@
-/// Checks a request against a rule's conditions, and explains the first one that fails.
+/// Checks a request against a rule's conditions, and explains the ones that fail.
 enum RequestMatcher {
     /// Whether every condition holds. The path is checked too, so this is correct without the index.
-    static func matches(_ conditions: RequestConditions, _ request: StubRequest) -> Bool {
-        mismatch(conditions, request) == nil
+    static func matches(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> Bool {
+        var found = false
+        check(conditions, request, states: states) { _ in
+            found = true
+            return false
+        }
+        return !found
     }
 
     /// The first condition that fails, or `nil` when the request matches.
-    static func mismatch(_ conditions: RequestConditions, _ request: StubRequest) -> Mismatch? {
+    static func mismatch(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> Mismatch? {
+        var first: Mismatch?
+        check(conditions, request, states: states) { mismatch in
+            first = mismatch
+            return false
+        }
+        return first
+    }
+
+    /// Every condition that fails, so a report says all that must change.
+    static func allMismatches(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> [Mismatch] {
+        var all: [Mismatch] = []
+        check(conditions, request, states: states) { mismatch in
+            all.append(mismatch)
+            return true
+        }
+        return all
+    }
+
+    /// Calls `report` for each failed condition, cheapest first, until it returns false.
+    private static func check(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String],
+                              report: (Mismatch) -> Bool) {
         if let methods = conditions.methods, !methods.contains(request.method) {
-            return Mismatch(field: "method", expected: methods.sorted().joined(separator: " or "), actual: request.method)
+            guard report(Mismatch(field: "method", expected: methods.sorted().joined(separator: " or "), actual: request.method)) else { return }
+        }
+        if let scheme = conditions.scheme, scheme != request.scheme {
+            guard report(Mismatch(field: "scheme", expected: scheme, actual: request.scheme)) else { return }
         }
         if let host = conditions.host, host != request.host {
-            return Mismatch(field: "host", expected: host, actual: request.host)
+            guard report(Mismatch(field: "host", expected: host, actual: request.host)) else { return }
         }
         if let path = conditions.path, path.match(request.pathSegments) == nil {
-            return Mismatch(field: "path", expected: path.description, actual: "/" + request.pathSegments.joined(separator: "/"),
-                            detail: pathDetail(path, request.pathSegments))
+            guard report(Mismatch(field: "path", expected: path.description, actual: "/" + request.pathSegments.joined(separator: "/"),
+                                  detail: pathDetail(path, request.pathSegments))) else { return }
         }
         if let pattern = conditions.urlPattern, !pattern.matches(request.url.absoluteString) {
-            return Mismatch(field: "url", expected: "matches /\(pattern.pattern)/", actual: request.url.absoluteString)
+            guard report(Mismatch(field: "url", expected: "matches /\(pattern.pattern)/", actual: request.url.absoluteString)) else { return }
         }
         for name in conditions.query.keys.sorted() {
-            let expected = conditions.query[name]!
+            let condition = conditions.query[name]!
             let actual = request.queryValue(name)
-            if actual != expected {
-                return Mismatch(field: "query.\(name)", expected: expected, actual: actual ?? "(absent)")
+            if !condition.accepts(actual) {
+                guard report(Mismatch(field: "query.\(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent")) else { return }
             }
         }
         for name in conditions.headers.keys.sorted() {
-            let expected = conditions.headers[name]!
+            let condition = conditions.headers[name]!
             let actual = request.header(name)
-            if actual != expected {
-                return Mismatch(field: "header \(name)", expected: expected, actual: actual ?? "(absent)")
+            if !condition.accepts(actual) {
+                guard report(Mismatch(field: "header \(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent")) else { return }
             }
         }
-        return nil
+        if let required = conditions.scenarioState, let state = required.state {
+            let current = states[required.scenario] ?? ScenarioCondition.initialState
+            if current != state {
+                guard report(Mismatch(field: "scenario \(required.scenario)", expected: "state '\(state)'", actual: "state '\(current)'")) else { return }
+            }
+        }
+        for matcher in conditions.body {
+            if let failure = matcher.failure(for: request.body) {
+                guard report(Mismatch(field: "body", expected: matcher.description, actual: bodyPreview(request.body), detail: failure)) else { return }
+            }
+        }
+    }
+
+    private static func bodyPreview(_ body: Data?) -> String {
+        guard let body else { return "no body" }
+        let text = String(decoding: body.prefix(120), as: UTF8.self)
+        return "'\(text)\(body.count > 120 ? "…" : "")'"
     }
 
     /// Names the first path segment that differs, for a readable explanation.
@@ -70,3 +115,5 @@ public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 }
+
+import Foundation

@@ -10,9 +10,18 @@ final class RuleIndex: Sendable {
         let rank: Int
         let rule: StubRule
         let bundle: String
+        /// Stable while the bundle stays active: keys hit counts and seeded random values.
+        let key: RuleKey
+    }
+
+    struct RuleKey: Hashable, Sendable {
+        let bundleOrder: Int
+        let ruleIndex: Int
     }
 
     let entries: [Entry]
+    /// Whether any rule depends on or changes engine state; if none does, lookups need no lock.
+    let hasStatefulRules: Bool
     private let root: Node
     private let unindexed: [Int]
 
@@ -58,7 +67,10 @@ final class RuleIndex: Sendable {
             if $0.bundleOrder != $1.bundleOrder { return $0.bundleOrder > $1.bundleOrder }
             return $0.ruleIndex < $1.ruleIndex
         }
-        entries = ordered.enumerated().map { Entry(rank: $0.offset, rule: $0.element.rule, bundle: $0.element.bundle) }
+        entries = ordered.enumerated().map {
+            Entry(rank: $0.offset, rule: $0.element.rule, bundle: $0.element.bundle, key: RuleKey(bundleOrder: $0.element.bundleOrder, ruleIndex: $0.element.ruleIndex))
+        }
+        hasStatefulRules = entries.contains { $0.rule.isStateful }
         let root = Node()
         var unindexed: [Int] = []
         for entry in entries {
@@ -75,13 +87,13 @@ final class RuleIndex: Sendable {
     }
 
     /// The best rule for the request, by precedence, with the path parameters it captured.
-    func firstMatch(for request: StubRequest) -> (entry: Entry, parameters: [String: String])? {
-        guard let entry = firstEntry(for: request) else { return nil }
+    func firstMatch(for request: StubRequest, states: [String: String] = [:]) -> (entry: Entry, parameters: [String: String])? {
+        guard let entry = firstEntry(for: request, states: states) else { return nil }
         return (entry, entry.rule.request.path?.match(request.pathSegments) ?? [:])
     }
 
     /// The best rule for the request, without capturing path parameters (what `canInit` needs).
-    func firstEntry(for request: StubRequest) -> Entry? {
+    func firstEntry(for request: StubRequest, states: [String: String] = [:]) -> Entry? {
         var candidates = unindexed
         Self.collect(root, request.pathSegments[...], into: &candidates)
         if candidates.count > 1 { candidates.sort() }
@@ -89,14 +101,14 @@ final class RuleIndex: Sendable {
         for rank in candidates where rank != previous {
             previous = rank
             let entry = entries[rank]
-            if RequestMatcher.matches(entry.rule.request, request) { return entry }
+            if RequestMatcher.matches(entry.rule.request, request, states: states) { return entry }
         }
         return nil
     }
 
     /// Whether any rule would answer the request (what `canInit` asks).
-    func hasMatch(for request: StubRequest) -> Bool {
-        firstEntry(for: request) != nil
+    func hasMatch(for request: StubRequest, states: [String: String] = [:]) -> Bool {
+        firstEntry(for: request, states: states) != nil
     }
 
     private static func collect(_ node: Node, _ path: ArraySlice<Substring>, into result: inout [Int]) {

@@ -5,8 +5,8 @@ import FoundationNetworking
 
 /// The `URLProtocol` that answers requests from the active ``StubEngine``.
 ///
-/// It stays thin: find the rule, deliver the response, cancel pending work in `stopLoading`. One
-/// engine serves per process (the one set by ``StubEngine/register()`` or
+/// It stays thin: ask the engine, deliver the response, record it in the journal, cancel pending work
+/// in `stopLoading`. One engine serves per process (the one set by ``StubEngine/register()`` or
 /// ``StubEngine/install(into:)``), because the URL loading system creates protocol instances itself
 /// and gives them no way to be told which engine to ask.
 public final class StubURLProtocol: URLProtocol {
@@ -32,6 +32,9 @@ public final class StubURLProtocol: URLProtocol {
     static let deliveryChunkSize = 64 * 1024
     #endif
 
+    /// Redirects followed inside the protocol on Linux before giving up.
+    static let maximumRedirects = 10
+
     // MARK: URLProtocol
 
     public override class func canInit(with request: URLRequest) -> Bool {
@@ -45,33 +48,13 @@ public final class StubURLProtocol: URLProtocol {
     }
 
     public override func startLoading() {
-        let request = self.request
         guard let engine = Self.currentEngine else {
-            fail(URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "StubKit: no stub engine is active"]))
+            client?.urlProtocol(self, didFailWithError: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "StubKit: no stub engine is active"]))
             return
         }
-        let stubRequest = StubRequest(request, body: Self.body(of: request))
-        switch engine.decision(for: stubRequest) {
-        case .answer(let match):
-            if let reason = Self.unsupportedTaskReason(task) {
-                fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]))
-                return
-            }
-            let delivery = Delivery(protocolInstance: self, match: match, request: request)
-            pending.withLock { $0 = delivery }
-            delivery.start()
-        case .refuse(let report):
-            fail(URLError(.notConnectedToInternet, userInfo: [
-                NSLocalizedDescriptionKey: report.description,
-                NSURLErrorFailingURLErrorKey: request.url as Any,
-            ]))
-        case .passThrough:
-            // The bundles changed between canInit and startLoading; the request is no longer ours.
-            fail(URLError(.cannotLoadFromNetwork, userInfo: [
-                NSLocalizedDescriptionKey: "StubKit: the active stubs changed while \(stubRequest.method) \(stubRequest.url.absoluteString) was starting; no rule answers it now",
-                NSURLErrorFailingURLErrorKey: request.url as Any,
-            ]))
-        }
+        let delivery = Delivery(protocolInstance: self, engine: engine, request: request, task: task)
+        pending.withLock { $0 = delivery }
+        delivery.start()
     }
 
     public override func stopLoading() {
@@ -80,10 +63,6 @@ public final class StubURLProtocol: URLProtocol {
             return current
         }
         delivery?.cancel()
-    }
-
-    private func fail(_ error: URLError) {
-        client?.urlProtocol(self, didFailWithError: error)
     }
 
     // MARK: Request bodies
@@ -117,78 +96,194 @@ public final class StubURLProtocol: URLProtocol {
 }
 
 extension StubURLProtocol {
-    /// One response on its way to the client: waits out the delay, then streams headers and body.
+    /// One request on its way through: asks the engine, waits out the delay, streams headers and body
+    /// (throttled if the rule says so), follows stubbed redirects, and writes the journal entry.
     final class Delivery: @unchecked Sendable {
         private weak var protocolInstance: StubURLProtocol?
-        private let match: StubMatch
-        private let request: URLRequest
+        private let engine: StubEngine
+        private let originalRequest: URLRequest
+        private let isDownload: String?
+        private let startedAt = Date()
+        private let startTime = DispatchTime.now()
         private let cancelled = Locked(false)
         private let workItem = Locked<DispatchWorkItem?>(nil)
-        /// Delayed responses wait here; one queue for all, not one per request.
+        /// Delayed and throttled responses wait here; one queue for all, not one per request.
         private static let delayQueue = DispatchQueue(label: "StubKit.delivery", attributes: .concurrent)
 
-        init(protocolInstance: StubURLProtocol, match: StubMatch, request: URLRequest) {
+        init(protocolInstance: StubURLProtocol, engine: StubEngine, request: URLRequest, task: URLSessionTask?) {
             self.protocolInstance = protocolInstance
-            self.match = match
-            self.request = request
+            self.engine = engine
+            self.originalRequest = request
+            self.isDownload = StubURLProtocol.unsupportedTaskReason(task)
         }
 
-        /// Delivers at once on the loading thread when there is no delay (as the URL loading system's own
-        /// protocols do); otherwise schedules the delivery, which `cancel()` can still stop.
-        func start() {
-            let delay = match.rule.response.delay
-            guard delay > 0 else {
-                run()
-                return
-            }
-            let item = DispatchWorkItem { [self] in run() }
-            workItem.withLock { $0 = item }
-            Self.delayQueue.asyncAfter(deadline: .now() + delay, execute: item)
-        }
+        private var isCancelled: Bool { cancelled.withLock { $0 } }
 
         func cancel() {
             cancelled.withLock { $0 = true }
             workItem.withLock { $0 }?.cancel()
         }
 
-        private var isCancelled: Bool { cancelled.withLock { $0 } }
+        func start() {
+            var request = originalRequest
+            request.httpBody = StubURLProtocol.body(of: originalRequest)
+            handle(request, redirects: 0)
+        }
 
-        private func run() {
-            guard !isCancelled, let instance = protocolInstance, let client = instance.client else { return }
-            let response = match.rule.response
-            let url = request.url!
-            if let error = response.error {
-                client.urlProtocol(instance, didFailWithError: URLError(error.code, userInfo: [
-                    NSLocalizedDescriptionKey: "StubKit simulated \(error.rawValue) for \(request.httpMethod ?? "GET") \(url.absoluteString) (rule \(match.rule.displayName) in \(match.bundle))",
-                    NSURLErrorFailingURLErrorKey: url,
-                ]))
+        /// Runs `body` after `delay` seconds on the delivery queue (or at once), unless cancelled first.
+        private func after(_ delay: TimeInterval, _ body: @escaping @Sendable () -> Void) {
+            guard delay > 0 else {
+                body()
                 return
             }
-            let body = ResponseBodyReader(response.body)
-            var headers = response.headerFields
-            headers["Content-Length"] = String(body.length)
-            guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
-                client.urlProtocol(instance, didFailWithError: URLError(.badServerResponse))
-                return
+            let item = DispatchWorkItem { [self] in
+                guard !isCancelled else { return }
+                body()
             }
-            client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed)
-            if request.httpMethod?.uppercased() != "HEAD" {
-                do {
-                    try body.forEachChunk(size: StubURLProtocol.deliveryChunkSize) { chunk in
-                        guard !isCancelled else { return false }
-                        client.urlProtocol(instance, didLoad: chunk)
-                        return true
-                    }
-                } catch {
-                    client.urlProtocol(instance, didFailWithError: URLError(.cannotOpenFile, userInfo: [
-                        NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)",
-                        NSURLErrorFailingURLErrorKey: url,
-                    ]))
+            workItem.withLock { $0 = item }
+            Self.delayQueue.asyncAfter(deadline: .now() + delay, execute: item)
+        }
+
+        private func handle(_ request: URLRequest, redirects: Int) {
+            let stubRequest = StubRequest(request)
+            switch engine.decision(for: stubRequest) {
+            case .answer(let match):
+                if let reason = isDownload {
+                    fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                         request: stubRequest, match: match)
                     return
                 }
+                after(match.delay) { [self] in respond(match, to: request, stubRequest: stubRequest, redirects: redirects) }
+            case .refuse(let report):
+                fail(URLError(.notConnectedToInternet, userInfo: [NSLocalizedDescriptionKey: report.description, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                     request: stubRequest, nearMisses: report.nearMisses)
+            case .sequenceExhausted(let rule, let bundle, let used):
+                let description = "StubKit: rule \(rule.displayName) in \(bundle) (\(rule.source.locationDescription)) has used all \(used) of its responses and its 'afterLast' is 'fail'; \(stubRequest.method) \(stubRequest.url.absoluteString) was not answered"
+                fail(URLError(.resourceUnavailable, userInfo: [NSLocalizedDescriptionKey: description, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                     request: stubRequest, match: StubMatch(rule: rule, bundle: bundle, parameters: [:], response: rule.response, delay: 0, hit: used))
+            case .passThrough:
+                // The bundles changed between canInit and startLoading (or a redirect left the stubs).
+                fail(URLError(.cannotLoadFromNetwork, userInfo: [
+                    NSLocalizedDescriptionKey: "StubKit: no rule answers \(stubRequest.method) \(stubRequest.url.absoluteString) any more, and the kill switch is off; StubKit does not forward requests itself",
+                    NSURLErrorFailingURLErrorKey: request.url as Any,
+                ]), request: stubRequest)
             }
-            guard !isCancelled else { return }
-            client.urlProtocolDidFinishLoading(instance)
+        }
+
+        private func respond(_ match: StubMatch, to request: URLRequest, stubRequest: StubRequest, redirects: Int) {
+            guard !isCancelled, let instance = protocolInstance, let client = instance.client else { return }
+            let response = match.response
+            let url = request.url!
+            if let error = response.error {
+                fail(URLError(error.code, userInfo: [
+                    NSLocalizedDescriptionKey: "StubKit simulated \(error.rawValue) for \(stubRequest.method) \(url.absoluteString) (rule \(match.rule.displayName) in \(match.bundle))",
+                    NSURLErrorFailingURLErrorKey: url,
+                ]), request: stubRequest, match: match)
+                return
+            }
+
+            // Templates are filled in per request; everything else was prepared at load time.
+            var headers = response.headerFields
+            var renderedBody: Data? = nil
+            if let templates = response.template {
+                var context = ResponseTemplate.Context(request: stubRequest, parameters: match.parameters, now: engine.now, hit: match.hit)
+                for (name, template) in templates.headers { headers[name] = template.render(&context) }
+                if let body = templates.body { renderedBody = Data(body.render(&context).utf8) }
+            }
+            let body = renderedBody.map { ResponseBodyReader(.inline($0)) } ?? ResponseBodyReader(response.body)
+            headers["Content-Length"] = String(body.length)
+            guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
+                fail(URLError(.badServerResponse), request: stubRequest, match: match)
+                return
+            }
+
+            if let location = headers.first(where: { $0.key.lowercased() == "location" })?.value, response.redirectLocation != nil,
+               let target = URL(string: location, relativeTo: url)?.absoluteURL {
+                var next = URLRequest(url: target)
+                next.allHTTPHeaderFields = request.allHTTPHeaderFields
+                // 301, 302 and 303 turn into GET without a body, as browsers and URLSession do; 307 and 308 keep both.
+                if [307, 308].contains(response.status) {
+                    next.httpMethod = request.httpMethod
+                    next.httpBody = request.httpBody
+                } else {
+                    next.httpMethod = request.httpMethod?.uppercased() == "HEAD" ? "HEAD" : "GET"
+                }
+                record(stubRequest, match: match, status: response.status, headers: headers, body: Data())
+                #if canImport(FoundationNetworking)
+                // FoundationNetworking does not implement wasRedirectedTo for custom protocols (it traps),
+                // so the redirect is followed here, through the same stubs.
+                guard redirects < StubURLProtocol.maximumRedirects else {
+                    fail(URLError(.httpTooManyRedirects, userInfo: [NSLocalizedDescriptionKey: "StubKit: more than \(StubURLProtocol.maximumRedirects) redirects, last to \(target.absoluteString)"]),
+                         request: stubRequest)
+                    return
+                }
+                handle(next, redirects: redirects + 1)
+                #else
+                client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: httpResponse)
+                #endif
+                return
+            }
+
+            client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed)
+            let isHead = request.httpMethod?.uppercased() == "HEAD"
+            let sentHeaders = headers
+            let deliverBody: @Sendable () -> Void = { [self] in
+                guard let instance = protocolInstance, let client = instance.client else { return }
+                var kept = Data()
+                do {
+                    if !isHead {
+                        try body.forEachChunk(size: StubURLProtocol.deliveryChunkSize) { chunk in
+                            guard !isCancelled else { return false }
+                            if kept.count + chunk.count <= JournalEntry.maximumBodySize { kept.append(chunk) }
+                            client.urlProtocol(instance, didLoad: chunk)
+                            return true
+                        }
+                    }
+                } catch {
+                    fail(URLError(.cannotOpenFile, userInfo: [
+                        NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)",
+                        NSURLErrorFailingURLErrorKey: url,
+                    ]), request: stubRequest, match: match)
+                    return
+                }
+                guard !isCancelled else { return }
+                record(stubRequest, match: match, status: response.status, headers: sentHeaders, body: body.length <= JournalEntry.maximumBodySize ? kept : nil,
+                       bodySize: isHead ? 0 : body.length)
+                client.urlProtocolDidFinishLoading(instance)
+            }
+            if let throttle = response.throttle, !isHead, body.length > 0 {
+                // The body takes length / bandwidth seconds. Delivered whole at the end on Linux (see
+                // deliveryChunkSize); a finer drip would need chunked delivery FoundationNetworking drops.
+                after(Double(body.length) / Double(throttle), deliverBody)
+            } else {
+                deliverBody()
+            }
+        }
+
+        private func fail(_ error: URLError, request: StubRequest, match: StubMatch? = nil, nearMisses: [NearMiss] = []) {
+            engine.journal.record { id in
+                JournalEntry(id: id, startedAt: startedAt, duration: elapsed, request: request, bundle: match?.bundle,
+                             rule: match.map(Self.reference), status: nil, responseHeaders: [:], responseBody: nil, responseBodySize: 0,
+                             error: .init(code: error.errorCode, description: error.localizedDescription), nearMisses: nearMisses)
+            }
+            guard let instance = protocolInstance else { return }
+            instance.client?.urlProtocol(instance, didFailWithError: error)
+        }
+
+        private func record(_ request: StubRequest, match: StubMatch, status: Int, headers: [String: String], body: Data?, bodySize: Int? = nil) {
+            engine.journal.record { id in
+                JournalEntry(id: id, startedAt: startedAt, duration: elapsed, request: request, bundle: match.bundle,
+                             rule: Self.reference(match), status: status, responseHeaders: headers, responseBody: body,
+                             responseBodySize: bodySize ?? body?.count ?? 0, error: nil, nearMisses: [])
+            }
+        }
+
+        private var elapsed: TimeInterval {
+            Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+        }
+
+        private static func reference(_ match: StubMatch) -> JournalEntry.RuleReference {
+            JournalEntry.RuleReference(name: match.rule.displayName, location: match.rule.source.locationDescription, keyPath: match.rule.source.keyPath)
         }
     }
 }

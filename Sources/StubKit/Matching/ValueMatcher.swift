@@ -1,0 +1,87 @@
+import Foundation
+
+/// How a query item or a request header must look.
+public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
+    /// Present with exactly this value.
+    case equals(String)
+    /// Present, with a value the regular expression matches (unanchored; use `^…$` to anchor).
+    case matches(RegexPattern)
+    /// Present, with any value.
+    case present
+    /// Must not be present.
+    case absent
+
+    /// Whether a value (`nil` when the item or header is missing) meets the condition.
+    public func accepts(_ value: String?) -> Bool {
+        switch self {
+        case .equals(let expected): return value == expected
+        case .matches(let regex): return value.map(regex.matches) ?? false
+        case .present: return value != nil
+        case .absent: return value == nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .equals(let s): return "'\(s)'"
+        case .matches(let regex): return "a value matching /\(regex.pattern)/"
+        case .present: return "present"
+        case .absent: return "absent"
+        }
+    }
+
+    /// Whether every value this accepts, `other` accepts too (for shadowing: `other` is the earlier rule's).
+    func isNarrower(than other: ValueMatcher) -> Bool {
+        switch (self, other) {
+        case (_, _) where self == other: return true
+        case (.equals, .present), (.matches, .present): return true
+        case (.equals(let v), .matches(let regex)): return regex.matches(v)
+        default: return false
+        }
+    }
+}
+
+/// A condition on the request body. Several on one rule must all hold.
+public enum BodyMatcher: Sendable, Hashable, CustomStringConvertible {
+    /// The body is exactly this text.
+    case equals(String)
+    /// The body contains this text.
+    case contains(String)
+    /// The body matches the regular expression (unanchored).
+    case matches(RegexPattern)
+    /// The body is JSON equal to this value, whatever the key order and whitespace.
+    case equalsJSON(JSONValue)
+    /// The body is JSON holding at least these fields with these values.
+    case containsJSON(JSONValue)
+
+    public var description: String {
+        switch self {
+        case .equals(let s): return "equal to '\(s)'"
+        case .contains(let s): return "containing '\(s)'"
+        case .matches(let regex): return "matching /\(regex.pattern)/"
+        case .equalsJSON(let json): return "JSON equal to \(json)"
+        case .containsJSON(let json): return "JSON containing \(json)"
+        }
+    }
+
+    /// Why the body fails this condition, or `nil` when it meets it.
+    func failure(for body: Data?) -> String? {
+        guard let body else {
+            return "the request has no body (upload tasks on Linux hand StubKit none)"
+        }
+        switch self {
+        case .equals(let text):
+            return String(decoding: body, as: UTF8.self) == text ? nil : "the body differs"
+        case .contains(let text):
+            return String(decoding: body, as: UTF8.self).contains(text) ? nil : "the body does not contain it"
+        case .matches(let regex):
+            return regex.matches(String(decoding: body, as: UTF8.self)) ? nil : "the body does not match"
+        case .equalsJSON(let expected):
+            guard let actual = JSONValue(parsing: body) else { return "the body is not valid JSON" }
+            return actual == expected ? nil : "the JSON differs"
+        case .containsJSON(let expected):
+            guard let actual = JSONValue(parsing: body) else { return "the body is not valid JSON" }
+            return actual.contains(expected) ? nil : "the JSON lacks some of the fields or values"
+        }
+    }
+}
