@@ -6,6 +6,8 @@
 //
 //   stubdemo [STUB_API_CALLS_<template>…] [STUB_KILL_NETWORK] [--session shared|custom] [--task data|async|upload|download|async-download]
 //            METHOD URL [--data BODY] [--header 'Name: value']… [METHOD URL …]
+//
+// STUB_JOURNAL_HAR=<file> and STUB_JOURNAL_HTML=<file> write the request journal when it exits.
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -168,4 +170,17 @@ for spec in specs {
     let object = await perform(spec, taskKind: taskKind, session: session)
     let line = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     FileHandle.standardOutput.write(line + Data("\n".utf8))
+}
+
+// MARK: Exit: hand the journal to the test runner in the other process
+
+let environment = ProcessInfo.processInfo.environment
+if let engine = activation?.engine {
+    do {
+        if let path = environment["STUB_JOURNAL_HAR"] { try engine.journal.writeHAR(to: URL(fileURLWithPath: path)) }
+        if let path = environment["STUB_JOURNAL_HTML"] { try JournalReport(engine: engine).write(to: URL(fileURLWithPath: path)) }
+    } catch {
+        FileHandle.standardError.write(Data("stubdemo: could not write the journal: \(error.localizedDescription)\n".utf8))
+        exit(4)
+    }
 }

@@ -7,18 +7,29 @@
 ///   (ordered), `STUB_API_CALLS_<template>=1` (ordered by name), `STUB_KILL_NETWORK=1`. Environment
 ///   templates come first, so launch arguments layer over them. A value of `0`, `NO` or `false` turns one off.
 public struct LaunchConfiguration: Sendable, Hashable {
+    // Also: `STUB_NOW=<ISO 8601>` fixes the time templates see; `STUB_SEED=<n>` seeds random delays.
     public static let templatePrefix = "STUB_API_CALLS_"
     public static let killSwitchFlag = "STUB_KILL_NETWORK"
     public static let templateListVariable = "STUB_API_CALLS"
     public static let bundlesPathVariable = "STUB_BUNDLES_PATH"
+    public static let nowPrefix = "STUB_NOW"
+    public static let seedPrefix = "STUB_SEED"
 
     /// Templates in activation order, each once (its first appearance counts).
     public var templates: [String]
     public var killSwitch: Bool
+    /// The "now" templates see (`STUB_NOW=<ISO 8601>`), so a replay sees the same time every day.
+    public var now: Date?
+    /// The seed of random delays (`STUB_SEED=<n>`).
+    public var seed: UInt64?
+    /// Arguments and variables that start with `STUB_` but could not be understood.
+    public var problems: [String] = []
 
-    public init(templates: [String] = [], killSwitch: Bool = false) {
+    public init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil) {
         self.templates = templates
         self.killSwitch = killSwitch
+        self.now = now
+        self.seed = seed
     }
 
     /// Whether anything asks for stubbing at all; when not, an app starts exactly as in production.
@@ -27,6 +38,28 @@ public struct LaunchConfiguration: Sendable, Hashable {
     public init(arguments: [String], environment: [String: String]) {
         var templates: [String] = []
         var killSwitch = false
+        var now: Date? = nil
+        var seed: UInt64? = nil
+        var problems: [String] = []
+
+        func setting(_ name: String, _ value: String, from source: String) {
+            switch name {
+            case Self.nowPrefix:
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime]
+                let fractional = ISO8601DateFormatter()
+                fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                if let date = formatter.date(from: value) ?? fractional.date(from: value) {
+                    now = date
+                } else {
+                    problems.append("\(source) \(name)=\(value): not an ISO 8601 date-time such as 2024-05-01T19:30:00Z")
+                }
+            case Self.seedPrefix:
+                if let n = UInt64(value) { seed = n } else { problems.append("\(source) \(name)=\(value): not a non-negative integer") }
+            default:
+                break
+            }
+        }
 
         func isOn(_ value: String) -> Bool {
             !["0", "no", "false", "off"].contains(value.lowercased())
@@ -39,6 +72,9 @@ public struct LaunchConfiguration: Sendable, Hashable {
             templates.append(String(name.dropFirst(Self.templatePrefix.count)))
         }
         if let value = environment[Self.killSwitchFlag], isOn(value) { killSwitch = true }
+        for name in [Self.nowPrefix, Self.seedPrefix] {
+            if let value = environment[name] { setting(name, value, from: "environment variable") }
+        }
 
         // The first argument is the executable.
         for argument in arguments.dropFirst() {
@@ -47,17 +83,25 @@ public struct LaunchConfiguration: Sendable, Hashable {
                 templates.append(String(flag.dropFirst(Self.templatePrefix.count)))
             } else if flag == Self.killSwitchFlag {
                 killSwitch = true
+            } else if let equals = flag.firstIndex(of: "="), [Self.nowPrefix, Self.seedPrefix].contains(String(flag[..<equals])) {
+                setting(String(flag[..<equals]), String(flag[flag.index(after: equals)...]), from: "launch argument")
             }
         }
 
         var seen = Set<String>()
         self.templates = templates.filter { !$0.isEmpty && seen.insert($0).inserted }
         self.killSwitch = killSwitch
+        self.now = now
+        self.seed = seed
+        self.problems = problems
     }
 
     /// Launch arguments that ask for this configuration: what a UI test passes to the app it launches.
     public var launchArguments: [String] {
-        templates.map { Self.templatePrefix + $0 } + (killSwitch ? [Self.killSwitchFlag] : [])
+        var arguments = templates.map { Self.templatePrefix + $0 } + (killSwitch ? [Self.killSwitchFlag] : [])
+        if let now { arguments.append("\(Self.nowPrefix)=\(ISO8601DateFormatter().string(from: now))") }
+        if let seed { arguments.append("\(Self.seedPrefix)=\(seed)") }
+        return arguments
     }
 }
 

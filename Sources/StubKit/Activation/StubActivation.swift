@@ -43,7 +43,10 @@ public struct StubActivation: Sendable {
 
     /// Loads the templates of a configuration into a new engine without registering it.
     public static func prepare(_ configuration: LaunchConfiguration, locator: BundleLocator, mode: StubEngine.Mode = .strict) throws(StubKitError) -> StubActivation {
-        let engine = StubEngine(mode: mode, killSwitch: configuration.killSwitch)
+        if let problem = configuration.problems.first {
+            throw .invalidLaunchSetting(problem)
+        }
+        let engine = StubEngine(mode: mode, killSwitch: configuration.killSwitch, now: configuration.now, seed: configuration.seed ?? 0)
         var folders: [URL] = []
         var diagnostics: [Diagnostic] = []
         for template in configuration.templates {

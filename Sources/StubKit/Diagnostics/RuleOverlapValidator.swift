@@ -51,9 +51,18 @@ enum RuleOverlapValidator {
             guard let bm = b.methods, bm.isSubset(of: am) else { return false }
         }
         if let ah = a.host, ah != b.host { return false }
-        for (name, value) in a.query where b.query[name] != value { return false }
-        for (name, value) in a.headers {
-            guard let match = b.headers.first(where: { $0.key.caseInsensitiveCompare(name) == .orderedSame }), match.value == value else { return false }
+        if let scheme = a.scheme, scheme != b.scheme { return false }
+        for (name, condition) in a.query {
+            guard let other = b.query[name], other.isNarrower(than: condition) else { return false }
+        }
+        for (name, condition) in a.headers {
+            guard let other = b.headers.first(where: { $0.key.lowercased() == name.lowercased() })?.value,
+                  other.isNarrower(than: condition) else { return false }
+        }
+        // Body conditions and scenario states are compared only for equality: anything else may differ.
+        for matcher in a.body where !b.body.contains(matcher) { return false }
+        if let state = a.scenarioState?.state {
+            guard b.scenarioState?.scenario == a.scenarioState?.scenario, b.scenarioState?.state == state else { return false }
         }
         switch (a.path, b.path, a.urlPattern, b.urlPattern) {
         case (let ap?, let bp?, nil, nil): return ap.covers(bp)

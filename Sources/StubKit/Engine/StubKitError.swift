@@ -6,6 +6,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
     private enum Kind: Sendable {
         case bundleHasErrors(template: String, diagnostics: [Diagnostic])
         case unknownTemplate(name: String, searched: [String], available: [String], suggestion: String?)
+        case invalidLaunchSetting(String)
     }
 
     private let kind: Kind
@@ -18,11 +19,15 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         StubKitError(kind: .unknownTemplate(name: name, searched: searched, available: available, suggestion: suggestion))
     }
 
+    static func invalidLaunchSetting(_ problem: String) -> StubKitError {
+        StubKitError(kind: .invalidLaunchSetting(problem))
+    }
+
     /// The diagnostics behind the error (empty for an unknown template).
     public var diagnostics: [Diagnostic] {
         switch kind {
         case .bundleHasErrors(_, let diagnostics): return diagnostics
-        case .unknownTemplate: return []
+        case .unknownTemplate, .invalidLaunchSetting: return []
         }
     }
 
@@ -31,6 +36,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         switch kind {
         case .bundleHasErrors(let template, _): return template
         case .unknownTemplate(let name, _, _, _): return name
+        case .invalidLaunchSetting: return ""
         }
     }
 
@@ -39,6 +45,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         switch kind {
         case .bundleHasErrors(_, let diagnostics): return diagnostics.errors.first?.code ?? .unreadableFile
         case .unknownTemplate: return .unknownTemplate
+        case .invalidLaunchSetting: return .invalidValue
         }
     }
 
@@ -54,6 +61,8 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
             text += available.isEmpty ? "; no templates were found" : "; templates found: \(available.joined(separator: ", "))"
             text += searched.isEmpty ? "; no folder was searched (set STUB_BUNDLES_PATH)" : "; searched: \(searched.joined(separator: ", "))"
             return text
+        case .invalidLaunchSetting(let problem):
+            return "invalid StubKit launch setting: \(problem) [\(DiagnosticCode.invalidValue)]"
         }
     }
 

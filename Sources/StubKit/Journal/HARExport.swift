@@ -1,0 +1,120 @@
+import Foundation
+
+extension StubJournal {
+    /// The journal as HAR 1.2, which browser developer tools, Charles and Proxyman open.
+    ///
+    /// Each entry carries StubKit's own fields under `_stubkit` (bundle, rule, near misses), as HAR
+    /// allows custom fields that start with an underscore.
+    public func harData() -> Data {
+        let object: [String: Any] = ["log": [
+            "version": "1.2",
+            "creator": ["name": "StubKit", "version": StubKitVersion.current],
+            "pages": [] as [Any],
+            "entries": entries.map(Self.harEntry),
+        ]]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    }
+
+    /// Writes ``harData()`` to a file, replacing it.
+    public func writeHAR(to url: URL) throws {
+        try harData().write(to: url, options: .atomic)
+    }
+
+    private static func harEntry(_ entry: JournalEntry) -> [String: Any] {
+        let milliseconds = (entry.duration * 1000 * 1000).rounded() / 1000
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let request = entry.request
+        var harRequest: [String: Any] = [
+            "method": request.method,
+            "url": request.url.absoluteString,
+            "httpVersion": "HTTP/1.1",
+            "headers": request.headers.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+            "queryString": request.queryItems.map { ["name": $0.name, "value": $0.value] },
+            "cookies": [] as [Any],
+            "headersSize": -1,
+            "bodySize": request.body?.count ?? 0,
+        ]
+        if let body = request.body {
+            harRequest["postData"] = ["mimeType": request.header("Content-Type") ?? "application/octet-stream",
+                                      "text": String(data: body, encoding: .utf8) ?? body.base64EncodedString()]
+        }
+        let mimeType = entry.responseHeaders.first { $0.key.lowercased() == "content-type" }?.value ?? "x-unknown"
+        var content: [String: Any] = ["size": entry.responseBodySize, "mimeType": mimeType]
+        if let body = entry.responseBody {
+            if let text = String(data: body, encoding: .utf8) {
+                content["text"] = text
+            } else {
+                content["text"] = body.base64EncodedString()
+                content["encoding"] = "base64"
+            }
+        }
+        let harResponse: [String: Any] = [
+            "status": entry.status ?? 0,
+            "statusText": entry.status.map { HTTPStatusText.text(for: $0) } ?? "",
+            "httpVersion": "HTTP/1.1",
+            "headers": entry.responseHeaders.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+            "cookies": [] as [Any],
+            "content": content,
+            "redirectURL": entry.responseHeaders.first { $0.key.lowercased() == "location" }?.value ?? "",
+            "headersSize": -1,
+            "bodySize": entry.status == nil ? -1 : entry.responseBodySize,
+        ]
+        var stubkit: [String: Any] = ["answered": entry.rule != nil]
+        if let bundle = entry.bundle { stubkit["bundle"] = bundle }
+        if let rule = entry.rule { stubkit["rule"] = rule.name; stubkit["location"] = rule.location }
+        if let error = entry.error { stubkit["error"] = ["code": error.code, "description": error.description] }
+        if !entry.nearMisses.isEmpty {
+            stubkit["nearMisses"] = entry.nearMisses.map { miss in
+                ["bundle": miss.bundle, "rule": miss.rule.displayName, "location": miss.rule.source.locationDescription,
+                 "mismatches": miss.mismatches.map(\.description)] as [String: Any]
+            }
+        }
+        var harEntry: [String: Any] = [
+            "startedDateTime": formatter.string(from: entry.startedAt),
+            "time": milliseconds,
+            "request": harRequest,
+            "response": harResponse,
+            "cache": [:] as [String: Any],
+            "timings": ["send": 0, "wait": milliseconds, "receive": 0],
+            "_stubkit": stubkit,
+        ]
+        if let error = entry.error { harEntry["comment"] = error.description }
+        return harEntry
+    }
+}
+
+/// The version written into reports.
+public enum StubKitVersion {
+    public static let current = "0.2.0"
+}
+
+/// Reason phrases for HAR's `statusText`.
+enum HTTPStatusText {
+    static func text(for status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 201: return "Created"
+        case 202: return "Accepted"
+        case 204: return "No Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 303: return "See Other"
+        case 304: return "Not Modified"
+        case 307: return "Temporary Redirect"
+        case 308: return "Permanent Redirect"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 409: return "Conflict"
+        case 422: return "Unprocessable Content"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return ""
+        }
+    }
+}
