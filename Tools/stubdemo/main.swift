@@ -48,7 +48,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     let flag = argument.drop { $0 == "-" }
-    if flag.hasPrefix(LaunchConfiguration.templatePrefix) || flag == LaunchConfiguration.killSwitchFlag { continue }
+    // Launch settings were read by StubActivation, as an app's would be.
+    if flag.hasPrefix("STUB_") { continue }
     switch argument {
     case "--session":
         guard let value = arguments.first, let kind = SessionKind(rawValue: value) else { usage("--session takes shared or custom") }
