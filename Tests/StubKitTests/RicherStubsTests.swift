@@ -6,6 +6,7 @@ import Testing
 @testable import StubKit
 import StubKitTestSupport
 
+extension URLProtocolSuites {
 /// Issue 4 through real URLSession requests: conditions, responses, sequences, scenarios, templates,
 /// the journal and waiting. One process-wide engine serves StubURLProtocol, so these run one at a time.
 @Suite(.serialized)
@@ -296,4 +297,5 @@ struct RicherStubsTests {
         _ = await session.result("GET", "\(api)/b")
         try engine.verifyAllRulesUsed(in: "t")
     }
+}
 }

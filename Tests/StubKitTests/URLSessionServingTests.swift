@@ -6,6 +6,7 @@ import Testing
 @testable import StubKit
 import StubKitTestSupport
 
+extension URLProtocolSuites {
 /// End-to-end requests through real `URLSession`s. One process-wide engine serves `StubURLProtocol`,
 /// so these tests share global state and run one at a time.
 @Suite(.serialized)
@@ -211,4 +212,5 @@ struct URLSessionServingTests {
         #expect(server.connectionCount == 1)
     }
     #endif
+}
 }

@@ -17,24 +17,24 @@ public struct NearMiss: Sendable, CustomStringConvertible {
             let mismatches = RequestMatcher.allMismatches(entry.rule.request, request, states: states)
             guard !mismatches.isEmpty else { continue }
             // A path that matches further before it differs is closer.
-            let score = mismatches.count * 100 - (mismatches.first { $0.field == "path" } == nil ? 50 : sharedPrefix(entry.rule.request.path, request))
+            let score = mismatches.count * 100 - (mismatches.first { $0.field == "path" } == nil ? 99 : pathCloseness(entry.rule.request.path, request))
             scored.append((score, entry.rank, NearMiss(bundle: entry.bundle, rule: entry.rule, mismatches: mismatches)))
         }
         scored.sort { ($0.score, $0.rank) < ($1.score, $1.rank) }
         return scored.prefix(limit).map(\.miss)
     }
 
-    private static func sharedPrefix(_ pattern: PathPattern?, _ request: StubRequest) -> Int {
+    /// Higher for a path that agrees longer before it differs and has about as many segments.
+    private static func pathCloseness(_ pattern: PathPattern?, _ request: StubRequest) -> Int {
         guard let pattern else { return 0 }
-        var count = 0
+        var shared = 0
         for (component, segment) in zip(pattern.components, request.pathSegments) {
-            switch component {
-            case .literal(let literal) where literal == segment: count += 1
-            case .parameter, .wildcard: count += 1
-            default: return min(count, 49)
-            }
+            if case .literal(let literal) = component, literal != segment { break }
+            if case .globstar = component { break }
+            shared += 1
         }
-        return min(count, 49)
+        let closeness = 2 * shared - abs(pattern.components.count - request.pathSegments.count)
+        return max(0, min(closeness, 98))
     }
 }
 
