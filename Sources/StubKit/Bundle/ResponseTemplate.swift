@@ -39,19 +39,31 @@ public struct ResponseTemplate: Sendable, Hashable {
         public var fix: String?
     }
 
+    /// Every problem in one template, so all are reported together.
+    public struct Problems: Error, Sendable {
+        public var problems: [Problem]
+    }
+
     /// Parses a template; `pathParameters` are the names the rule's path captures.
-    public init(parsing text: String, pathParameters: Set<String>?) throws(Problem) {
+    public init(parsing text: String, pathParameters: Set<String>?) throws(Problems) {
         var parts: [Part] = []
+        var problems: [Problem] = []
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
             if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
             guard let close = rest[open.upperBound...].range(of: "}}") else {
-                throw Problem(message: "'{{' without a closing '}}'", fix: "close the placeholder, as in {{path.id}}")
+                problems.append(Problem(message: "'{{' without a closing '}}'", fix: "close the placeholder, as in {{path.id}}"))
+                break
             }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            parts.append(.field(try Self.field(name, pathParameters: pathParameters)))
+            do {
+                parts.append(.field(try Self.field(name, pathParameters: pathParameters)))
+            } catch {
+                problems.append(error)
+            }
             rest = rest[close.upperBound...]
         }
+        if !problems.isEmpty { throw Problems(problems: problems) }
         if !rest.isEmpty { parts.append(.text(String(rest))) }
         self.parts = parts
     }

@@ -216,7 +216,7 @@ struct RulesDecoder {
         let pathParameters: Set<String>? = request.path.map { pattern in
             Set(pattern.components.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } })
         }
-        if isTemplate { response.template = templates(for: response, pathParameters: pathParameters, keyPath: keyPath) }
+        if isTemplate { response.template = templates(for: response, pathParameters: pathParameters, keyPath: keyPath, entries: entries) }
         response.prepare()
 
         var sequence: ResponseSequence? = nil
@@ -240,7 +240,7 @@ struct RulesDecoder {
                     decodeResponseKey(entry, into: &itemResponse, bodySources: &itemSources, keyPath: itemPath)
                 }
                 checkBodySources(itemSources, error: itemResponse.error, keyPath: itemPath)
-                if isTemplate { itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath) }
+                if isTemplate { itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath, entries: itemEntries + entries) }
                 itemResponse.prepare()
                 responses.append(itemResponse)
             }
@@ -336,7 +336,10 @@ struct RulesDecoder {
     }
 
     /// Parses the templated parts of a response; an unknown field is a diagnostic.
-    private mutating func templates(for response: StubResponse, pathParameters: Set<String>?, keyPath: String) -> ResponseTemplates? {
+    private mutating func templates(for response: StubResponse, pathParameters: Set<String>?, keyPath: String,
+                                    entries: [SourceValue.Entry]) -> ResponseTemplates? {
+        // Problems point at the key that holds the template (the first one found: the item's own keys come first).
+        func position(_ keys: [String]) -> SourcePosition? { entries.first { keys.contains($0.key) }?.value.position }
         var result = ResponseTemplates(body: nil, headers: [:])
         var bodyText: String? = nil
         var bodyKey = "body"
@@ -352,14 +355,20 @@ struct RulesDecoder {
             do {
                 result.body = try ResponseTemplate(parsing: bodyText, pathParameters: pathParameters)
             } catch {
-                report(.unknownTemplateField, at: nil, keyPath: "\(keyPath).\(bodyKey)", error.message, fix: error.fix)
+                for problem in error.problems {
+                    report(.unknownTemplateField, at: position([bodyKey, "json_file", "inline_response"]), keyPath: "\(keyPath).\(bodyKey)", problem.message, fix: problem.fix)
+                }
             }
         }
         for header in response.headers where header.value.contains("{{") {
             do {
                 result.headers[header.name] = try ResponseTemplate(parsing: header.value, pathParameters: pathParameters)
             } catch {
-                report(.unknownTemplateField, at: nil, keyPath: "\(keyPath).headers.\(header.name)", error.message, fix: error.fix)
+                let headersValue = entries.first { $0.key == "headers" }?.value
+                let headerPosition = headersValue?.dictionaryValue?.first { $0.key == header.name }?.value.position ?? headersValue?.position
+                for problem in error.problems {
+                    report(.unknownTemplateField, at: headerPosition, keyPath: "\(keyPath).headers.\(header.name)", problem.message, fix: problem.fix)
+                }
             }
         }
         return result
