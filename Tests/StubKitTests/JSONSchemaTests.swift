@@ -13,6 +13,9 @@ struct JSONSchemaTests {
         .negativeDelay, .unknownError, .conflictingKeys, .invalidValue, .invalidPathPattern,
     ]
 
+    /// Fixtures whose only problem JSON Schema cannot express.
+    static let beyondSchema: Set<String> = ["random_delay_reversed"]
+
     func validate(_ files: [URL]) throws -> [String: [String]] {
         let out = try ChildProcessRunner.python(["Tests/schema_check.py", Self.schema.path] + files.map(\.path))
         let object = try JSONSerialization.jsonObject(with: Data(out.utf8))
@@ -40,6 +43,8 @@ struct JSONSchemaTests {
                 guard FileManager.default.fileExists(atPath: file.path) else { continue }
                 let codes = Set(BundleLoader(options: .lint).load(folder: bundle).diagnostics.map(\.code))
                 if codes.contains(.malformedFile) { continue }
+                // Relations between two values (min <= max) are beyond what JSON Schema can say.
+                if Self.beyondSchema.contains(name) { continue }
                 corpus.append((file, !codes.isDisjoint(with: Self.structuralCodes)))
             }
         }
