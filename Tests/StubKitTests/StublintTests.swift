@@ -87,5 +87,11 @@ struct StublintTests {
 
         let header = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/restaurants_base", "-m", "DELETE", "https://other.example/basket"])
         #expect(header.stdout.contains("host: expected api.takeaway.example, got other.example"))
+
+        let body = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/order_flow", "-m", "POST", "--data", #"{"restaurantId": 2}"#, "https://api.takeaway.example/orders"])
+        #expect(body.status == 1)
+        #expect(body.stdout.contains(#"body: expected JSON containing {"restaurantId":1}, got '{"restaurantId": 2}' (the JSON lacks some of the fields or values)"#), "\(body.stdout)")
+        let answered = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/order_flow", "-m", "POST", "-d", #"{"restaurantId": 1, "items": [3]}"#, "https://api.takeaway.example/orders"])
+        #expect(answered.stdout.contains("answered by order_flow: place order"))
     }
 }

@@ -94,6 +94,9 @@ struct Explain: ParsableCommand {
     @Option(name: .customLong("header"), help: "A request header, 'Name: value' (repeatable).")
     var headers: [String] = []
 
+    @Option(name: .shortAndLong, help: "The request body.")
+    var data: String?
+
     func run() throws {
         guard arguments.count >= 2, let urlText = arguments.last, let url = URL(string: urlText), url.scheme != nil else {
             throw ValidationError("give one or more bundle folders, then an absolute request URL")
@@ -123,7 +126,7 @@ struct Explain: ParsableCommand {
             guard let colon = header.firstIndex(of: ":") else { throw ValidationError("--header takes 'Name: value'") }
             headerFields[header[..<colon].trimmingCharacters(in: .whitespaces)] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let request = StubRequest(method: method, url: url, headers: headerFields)
+        let request = StubRequest(method: method, url: url, headers: headerFields, body: data.map { Data($0.utf8) })
         print(RequestExplanation(engine: engine, request: request).text, terminator: "")
         if case .refuse = engine.decision(for: request) { throw ExitCode.diagnosticsFound }
     }
