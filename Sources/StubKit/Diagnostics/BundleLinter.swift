@@ -33,8 +33,14 @@ public struct BundleLinter: Sendable {
             diagnostics.append(Diagnostic(.missingRulesFile, file: loader.display(path), message: "the folder holds no bundles (no rules file, no *.bundle folder)",
                                           fix: "add stubsRules.json or stubsRules.plist"))
         }
-        for folder in folders {
-            let result = loader.load(folder: folder)
+        // Bundles are independent: load them on every core, then report in folder order.
+        let results = Locked([BundleLoader.Result?](repeating: nil, count: folders.count))
+        DispatchQueue.concurrentPerform(iterations: folders.count) { i in
+            let result = loader.load(folder: folders[i])
+            results.withLock { $0[i] = result }
+        }
+        for result in results.withLock({ $0 }) {
+            guard let result else { continue }
             diagnostics += result.diagnostics
             ruleCount += result.bundle.rules.count
         }
