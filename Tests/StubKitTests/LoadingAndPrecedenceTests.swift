@@ -174,9 +174,9 @@ struct LoadingAndPrecedenceTests {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for _ in 0..<50 {
-                    try? engine.activate(folder: b)
+                    _ = try? engine.activate(folder: b)
                     engine.reset()
-                    try? engine.activate(folder: a)
+                    _ = try? engine.activate(folder: a)
                 }
             }
             for _ in 0..<4 {

@@ -165,6 +165,42 @@ struct URLSessionServingTests {
         #expect(data == expected)
     }
 
+    @Test("a session delegate gets a large file streamed in chunks, every byte in order; a completion handler gets it whole")
+    func streamedToSessionDelegate() async throws {
+        final class Collector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+            let lock = NSLock()
+            var data = Data()
+            var chunks = 0
+            var done: CheckedContinuation<(any Error)?, Never>?
+            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+                lock.lock(); defer { lock.unlock() }
+                self.data.append(data)
+                chunks += 1
+            }
+            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+                lock.lock(); let continuation = done; done = nil; lock.unlock()
+                continuation?.resume(returning: error)
+            }
+        }
+        let collector = Collector()
+        let delegateSession = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: collector, delegateQueue: nil)
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            collector.done = continuation
+            delegateSession.dataTask(with: URL(string: "https://api.test/big")!).resume()
+        }
+        let expected = try Data(contentsOf: folder.url.appendingPathComponent("api/big.bin"))
+        #expect(error == nil)
+        #expect(collector.data == expected)
+        #expect(collector.chunks == (bigFileSize + StubURLProtocol.streamingChunkSize - 1) / StubURLProtocol.streamingChunkSize)
+
+        // The same session, with a completion handler: FoundationNetworking would keep only a last chunk,
+        // so StubKit must hand this task the body in one piece.
+        let whole: Data? = await withCheckedContinuation { continuation in
+            delegateSession.dataTask(with: URL(string: "https://api.test/big")!) { data, _, _ in continuation.resume(returning: data) }.resume()
+        }
+        #expect(whole == expected)
+    }
+
     @Test("kill switch on: unmatched requests fail at once and no connection reaches a real server")
     func killSwitchOn() async throws {
         let server = try LoopbackServer()

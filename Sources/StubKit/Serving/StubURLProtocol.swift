@@ -21,16 +21,23 @@ public final class StubURLProtocol: URLProtocol {
         servingEngine.withLock { $0 }
     }
 
-    /// Bytes handed to the client at a time.
+    /// Bytes handed to the client at a time when the body is streamed.
+    static let streamingChunkSize = 64 * 1024
+
+    /// How the body of a task's response is handed over: in chunks, or in one piece.
     ///
-    /// On Linux, FoundationNetworking keeps only the last `didLoad` chunk for tasks with a completion
-    /// handler (seen with Swift 6.3.1), so the body goes in one piece there; a response file is then
-    /// memory-mapped rather than read, so its pages stay file-backed instead of filling the heap.
-    #if canImport(FoundationNetworking)
-    static let deliveryChunkSize = Int.max
-    #else
-    static let deliveryChunkSize = 64 * 1024
-    #endif
+    /// On Linux, FoundationNetworking keeps only the last `didLoad` chunk for tasks answered through a
+    /// completion handler or `data(for:)` (seen with Swift 6.3.1), so the body goes in one piece there,
+    /// memory-mapped from a response file rather than read. Tasks whose session delegate receives the
+    /// data are told each chunk, so they get it streamed and a large file never sits in memory whole.
+    /// Apple platforms always stream.
+    static func chunkSize(for task: URLSessionTask?) -> Int {
+        #if canImport(FoundationNetworking)
+        return FoundationNetworkingInspection.deliversChunksToDelegate(task) ? streamingChunkSize : Int.max
+        #else
+        return streamingChunkSize
+        #endif
+    }
 
     /// Redirects followed inside the protocol on Linux before giving up.
     static let maximumRedirects = 10
@@ -103,6 +110,7 @@ extension StubURLProtocol {
         private let engine: StubEngine
         private let originalRequest: URLRequest
         private let isDownload: String?
+        private let chunkSize: Int
         private let startedAt = Date()
         private let startTime = DispatchTime.now()
         private let cancelled = Locked(false)
@@ -115,6 +123,7 @@ extension StubURLProtocol {
             self.engine = engine
             self.originalRequest = request
             self.isDownload = StubURLProtocol.unsupportedTaskReason(task)
+            self.chunkSize = StubURLProtocol.chunkSize(for: task)
         }
 
         private var isCancelled: Bool { cancelled.withLock { $0 } }
@@ -232,7 +241,7 @@ extension StubURLProtocol {
                 var kept = Data()
                 do {
                     if !isHead {
-                        try body.forEachChunk(size: StubURLProtocol.deliveryChunkSize) { chunk in
+                        try body.forEachChunk(size: chunkSize) { chunk in
                             guard !isCancelled else { return false }
                             if kept.count + chunk.count <= JournalEntry.maximumBodySize { kept.append(chunk) }
                             client.urlProtocol(instance, didLoad: chunk)
