@@ -25,7 +25,8 @@ struct URLSessionServingTests {
         { "method": "GET", "path": "/nohost", "error": "cannotFindHost" },
         { "method": "GET", "path": "/noconnect", "error": "cannotConnectToHost" },
         { "method": "GET", "path": "/big", "response": "big.bin" },
-        { "method": "HEAD", "path": "/items", "response": "items.json" }
+        { "method": "HEAD", "path": "/items", "response": "items.json" },
+        { "method": "GET", "path": "/throttled", "body": "\(String(repeating: "t", count: 4000))", "throttle": 4000 }
       ]
     }
     """
@@ -199,6 +200,32 @@ struct URLSessionServingTests {
             delegateSession.dataTask(with: URL(string: "https://api.test/big")!) { data, _, _ in continuation.resume(returning: data) }.resume()
         }
         #expect(whole == expected)
+    }
+
+    @Test("throttling drips the body to a streaming delegate in quarter-second chunks")
+    func throttledDrip() async throws {
+        final class Timeline: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+            let lock = NSLock()
+            var arrivals: [(Date, Int)] = []
+            var done: CheckedContinuation<Void, Never>?
+            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+                lock.lock(); arrivals.append((Date(), data.count)); lock.unlock()
+            }
+            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+                lock.lock(); let continuation = done; done = nil; lock.unlock()
+                continuation?.resume()
+            }
+        }
+        let timeline = Timeline()
+        let delegateSession = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: timeline, delegateQueue: nil)
+        let start = Date()
+        await withCheckedContinuation { continuation in
+            timeline.done = continuation
+            delegateSession.dataTask(with: URL(string: "https://api.test/throttled")!).resume()
+        }
+        #expect(timeline.arrivals.map(\.1) == [1000, 1000, 1000, 1000])
+        #expect(Date().timeIntervalSince(start) >= 0.75)
+        #expect(timeline.arrivals.last!.0.timeIntervalSince(timeline.arrivals.first!.0) >= 0.75)
     }
 
     @Test("kill switch on: unmatched requests fail at once and no connection reaches a real server")

@@ -53,3 +53,34 @@ struct ResponseBodyReader {
 @inline(__always)
 func autoreleasepool<R>(invoking body: () throws -> R) rethrows -> R { try body() }
 #endif
+
+/// Hands out a body a chunk at a time, for deliveries spread over time (throttling).
+final class ChunkSource: @unchecked Sendable {
+    // Used by one delivery at a time: each chunk is taken in the step that schedules the next.
+    private let data: Data?
+    private let handle: FileHandle?
+    private var offset = 0
+
+    init(_ body: ResponseBody, rendered: Data?) throws {
+        switch (rendered, body) {
+        case (let rendered?, _): data = rendered; handle = nil
+        case (nil, .inline(let d)), (nil, .json(let d)): data = d; handle = nil
+        case (nil, .empty): data = Data(); handle = nil
+        case (nil, .file(let url)): data = nil; handle = try FileHandle(forReadingFrom: url)
+        }
+    }
+
+    deinit { try? handle?.close() }
+
+    /// The next chunk of at most `size` bytes, or `nil` at the end.
+    func next(_ size: Int) throws -> Data? {
+        if let handle {
+            let chunk = try handle.read(upToCount: size) ?? Data()
+            return chunk.isEmpty ? nil : chunk
+        }
+        guard let data, offset < data.count else { return nil }
+        let end = min(offset + size, data.count)
+        defer { offset = end }
+        return data.subdata(in: offset..<end)
+    }
+}

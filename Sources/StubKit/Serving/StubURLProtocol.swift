@@ -261,12 +261,52 @@ extension StubURLProtocol {
                 client.urlProtocolDidFinishLoading(instance)
             }
             if let throttle = response.throttle, !isHead, body.length > 0 {
-                // The body takes length / bandwidth seconds. Delivered whole at the end on Linux (see
-                // deliveryChunkSize); a finer drip would need chunked delivery FoundationNetworking drops.
-                after(Double(body.length) / Double(throttle), deliverBody)
+                if chunkSize == Int.max {
+                    // This task must get the body in one piece (see chunkSize(for:)): it arrives whole
+                    // when length / bandwidth seconds have passed.
+                    after(Double(body.length) / Double(throttle), deliverBody)
+                } else {
+                    drip(response, renderedBody: renderedBody, throttle: throttle, match: match, request: stubRequest, headers: sentHeaders)
+                }
             } else {
                 deliverBody()
             }
+        }
+
+        /// Delivers the body in quarter-second chunks at `throttle` bytes per second, as a slow line would.
+        private func drip(_ response: StubResponse, renderedBody: Data?, throttle: Int, match: StubMatch, request: StubRequest, headers: [String: String]) {
+            let source: ChunkSource
+            do {
+                source = try ChunkSource(response.body, rendered: renderedBody)
+            } catch {
+                fail(URLError(.cannotOpenFile, userInfo: [NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)"]),
+                     request: request, match: match)
+                return
+            }
+            let size = max(256, throttle / 4)
+            let kept = Locked((data: Data(), count: 0))
+            @Sendable func step() {
+                guard !isCancelled, let instance = protocolInstance, let client = instance.client else { return }
+                do {
+                    if let chunk = try source.next(size) {
+                        kept.withLock { state in
+                            state.count += chunk.count
+                            if state.count <= JournalEntry.maximumBodySize { state.data.append(chunk) }
+                        }
+                        client.urlProtocol(instance, didLoad: chunk)
+                        after(Double(chunk.count) / Double(throttle), step)
+                        return
+                    }
+                } catch {
+                    fail(URLError(.cannotOpenFile, userInfo: [NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)"]),
+                         request: request, match: match)
+                    return
+                }
+                let (data, count) = kept.withLock { ($0.data, $0.count) }
+                record(request, match: match, status: response.status, headers: headers, body: count <= JournalEntry.maximumBodySize ? data : nil, bodySize: count)
+                client.urlProtocolDidFinishLoading(instance)
+            }
+            step()
         }
 
         private func fail(_ error: URLError, request: StubRequest, match: StubMatch? = nil, nearMisses: [NearMiss] = []) {
