@@ -94,3 +94,26 @@ struct OversizedInputTests {
         #expect(result.diagnostics.map(\.description) == ["/no/such/bundle: error: bundle folder does not exist or is not a folder [SK001]"])
     }
 }
+
+struct ForeignFilesTests {
+    @Test("every real-world stub file (HAR, WireMock, cassettes, plists) fed in as a rules file gives diagnostics, never a crash or a silent empty bundle")
+    func realWorldFilesAsRules() throws {
+        guard let realworld = PackagePaths.realworld else {
+            print("skipped: ../shared/realworld is absent")
+            return
+        }
+        let files = (FileManager.default.enumerator(at: realworld, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+            .filter { ["json", "har", "plist", "yml", "yaml"].contains($0.pathExtension) }
+            .sorted { $0.path < $1.path }
+        #expect(files.count > 10)
+        let folder = try TemporaryFolder()
+        for (i, file) in files.enumerated() {
+            let name = file.pathExtension == "plist" ? "stubsRules.plist" : "stubsRules.json"
+            let bundle = folder.url.appendingPathComponent("b\(i)")
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file, to: bundle.appendingPathComponent(name))
+            let result = BundleLoader(options: .lint).load(folder: bundle)
+            #expect(!result.bundle.rules.isEmpty || !result.diagnostics.isEmpty, "\(file.lastPathComponent) loaded silently empty")
+        }
+    }
+}

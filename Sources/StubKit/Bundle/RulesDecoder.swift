@@ -448,7 +448,7 @@ struct RulesDecoder {
             return nil
         }
         guard seconds >= 0, seconds.isFinite else {
-            report(.negativeDelay, at: value.position, keyPath: keyPath(), "delay \(seconds) is negative", fix: "use 0 or more seconds")
+            report(.negativeDelay, at: value.position, keyPath: keyPath(), seconds.isFinite ? "delay \(seconds) is negative" : "delay \(seconds) is not a finite number", fix: "use 0 or more seconds")
             return nil
         }
         return seconds
