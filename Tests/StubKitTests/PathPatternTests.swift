@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import StubKit
 
 struct PathPatternTests {
@@ -60,5 +61,3 @@ struct PathPatternTests {
         #expect(try PathPattern(parsing: "/a/{id}/*/**").description == "/a/{id}/*/**")
     }
 }
-
-import Foundation

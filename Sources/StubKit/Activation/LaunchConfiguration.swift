@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a process's launch arguments and environment ask of StubKit.
 ///
 /// - `STUB_API_CALLS_<template>`: activate the bundle `<template>`. Several layer in order, later ones
@@ -104,5 +106,3 @@ public struct LaunchConfiguration: Sendable, Hashable {
         return arguments
     }
 }
-
-import Foundation

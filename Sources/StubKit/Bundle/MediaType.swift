@@ -1,3 +1,5 @@
+import Foundation
+
 /// Content types inferred from response file extensions.
 enum MediaType {
     static func forExtension(_ ext: String) -> String {
@@ -26,5 +28,3 @@ enum MediaType {
         return essence == "application/json" || essence.hasSuffix("+json")
     }
 }
-
-import Foundation

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Checks a request against a rule's conditions, and explains the ones that fail.
 enum RequestMatcher {
     /// Whether every condition holds. The path is checked too, so this is correct without the index.
@@ -115,5 +117,3 @@ public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 }
-
-import Foundation
