@@ -20,6 +20,14 @@ struct ActivationTests {
         #expect(LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "false"]).isEmpty)
     }
 
+    @Test("a configuration turns into the launch arguments a UI test passes, and back")
+    func launchArgumentsRoundTrip() {
+        let configuration = LaunchConfiguration(templates: ["base", "closed"], killSwitch: true,
+                                                now: ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"), seed: 9)
+        #expect(configuration.launchArguments == ["STUB_API_CALLS_base", "STUB_API_CALLS_closed", "STUB_KILL_NETWORK", "STUB_NOW=2024-05-01T19:30:00Z", "STUB_SEED=9"])
+        #expect(LaunchConfiguration(arguments: ["/app"] + configuration.launchArguments, environment: [:]) == configuration)
+    }
+
     @Test("no STUB_ argument: activation does nothing, as in production")
     func nothingRequested() throws {
         #expect(try StubActivation.activate(arguments: ["/app", "--verbose"], environment: [:], register: false) == nil)
