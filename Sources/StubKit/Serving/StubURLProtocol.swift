@@ -228,7 +228,10 @@ extension StubURLProtocol {
                 }
                 handle(next, redirects: redirects + 1)
                 #else
+                // The loading system starts a new load for `next`; this one is ended with the
+                // user-cancelled error it ignores (as Apple's CustomHTTPProtocol sample does).
                 client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: httpResponse)
+                client.urlProtocol(instance, didFailWithError: NSError(domain: NSCocoaErrorDomain, code: NSUserCancelledError))
                 #endif
                 return
             }
