@@ -117,3 +117,24 @@ struct ForeignFilesTests {
         }
     }
 }
+
+struct DiagnosticCatalogueTests {
+    @Test("docs/diagnostics.md lists every code, and each example there is a line a fixture really produces")
+    func catalogueIsCurrent() throws {
+        let text = try String(contentsOf: PackagePaths.root.appendingPathComponent("docs/diagnostics.md"), encoding: .utf8)
+        for code in DiagnosticCode.all {
+            #expect(text.contains("| \(code.rawValue) |"), "\(code.rawValue) is missing from docs/diagnostics.md")
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        var checked = 0
+        for (i, line) in lines.enumerated() where line.hasPrefix("- **SK") {
+            guard let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")"), i + 1 < lines.count else { continue }
+            let fixture = String(line[line.index(after: open)..<close])
+            let example = lines[i + 1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let expected = try String(contentsOf: BrokenBundleTests.caseFolder(fixture).appendingPathComponent("expected.txt"), encoding: .utf8)
+            #expect(expected.split(separator: "\n").map(String.init).contains(example), "docs example for \(fixture) is stale: \(example)")
+            checked += 1
+        }
+        #expect(checked >= 20)
+    }
+}
