@@ -24,6 +24,9 @@ public final class StubURLProtocol: URLProtocol {
     /// Bytes handed to the client at a time when the body is streamed.
     static let streamingChunkSize = 64 * 1024
 
+    /// Bodies up to this size are always handed over in one piece.
+    static let streamingThreshold = 256 * 1024
+
     /// How the body of a task's response is handed over: in chunks, or in one piece.
     ///
     /// On Linux, FoundationNetworking keeps only the last `didLoad` chunk for tasks answered through a
@@ -110,7 +113,8 @@ extension StubURLProtocol {
         private let engine: StubEngine
         private let originalRequest: URLRequest
         private let isDownload: String?
-        private let chunkSize: Int
+        /// The task, asked how it takes data only when that matters (a large or throttled body).
+        private let task: URLSessionTask?
         private let startedAt = Date()
         private let startTime = DispatchTime.now()
         private let cancelled = Locked(false)
@@ -123,7 +127,7 @@ extension StubURLProtocol {
             self.engine = engine
             self.originalRequest = request
             self.isDownload = StubURLProtocol.unsupportedTaskReason(task)
-            self.chunkSize = StubURLProtocol.chunkSize(for: task)
+            self.task = task
         }
 
         private var isCancelled: Bool { cancelled.withLock { $0 } }
@@ -239,6 +243,9 @@ extension StubURLProtocol {
             client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed)
             let isHead = request.httpMethod?.uppercased() == "HEAD"
             let sentHeaders = headers
+            // Small bodies go in one piece everywhere; only large or throttled ones are worth streaming.
+            let chunkSize = body.length > StubURLProtocol.streamingThreshold || response.throttle != nil
+                ? StubURLProtocol.chunkSize(for: task) : Int.max
             let deliverBody: @Sendable () -> Void = { [self] in
                 guard let instance = protocolInstance, let client = instance.client else { return }
                 var kept = Data()
