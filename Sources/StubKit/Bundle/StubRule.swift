@@ -224,7 +224,16 @@ public struct StubResponse: Sendable {
 
     /// Computes the header fields once, for serving.
     mutating func prepare() {
-        preparedHeaderFields = Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
+        var fields = Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
+        // An inline body's length is known now; a file's is read when served (the file may change).
+        if template?.body == nil {
+            switch body {
+            case .inline(let data), .json(let data): fields["Content-Length"] = String(data.count)
+            case .empty: fields["Content-Length"] = "0"
+            case .file: break
+            }
+        }
+        preparedHeaderFields = fields
     }
 
     /// The content type sent: the rule's, else one inferred from the response file's extension.

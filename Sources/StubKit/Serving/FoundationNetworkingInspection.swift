@@ -18,6 +18,11 @@ enum FoundationNetworkingInspection {
         return String(describing: behaviour).hasSuffix("callDelegate")
     }
 
+    /// The queue the task's session calls its delegate on, for back-pressure while streaming.
+    static func delegateQueue(of task: URLSessionTask?) -> OperationQueue? {
+        task.flatMap(session(of:))?.delegateQueue
+    }
+
     private static func session(of task: URLSessionTask) -> URLSession? {
         var mirror: Mirror? = Mirror(reflecting: task)
         while let current = mirror {

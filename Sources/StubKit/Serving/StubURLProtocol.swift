@@ -106,6 +106,31 @@ public final class StubURLProtocol: URLProtocol {
 }
 
 extension StubURLProtocol {
+    /// Keeps a streamed body from running ahead of a slow delegate: after every few chunks, when the
+    /// session's delegate queue holds more than a few undelivered chunks, waits until it drains. The
+    /// wait is on the queue's own completion, never a timer. Only where the queue can be found (Linux).
+    final class BackPressure: @unchecked Sendable {
+        // Used by the one thread that delivers the body.
+        static let chunksBetweenChecks = 8
+        static let queuedChunksAllowed = 8
+        private let queue: OperationQueue?
+        private var delivered = 0
+
+        init(task: URLSessionTask?) {
+            #if canImport(FoundationNetworking)
+            queue = FoundationNetworkingInspection.delegateQueue(of: task)
+            #else
+            queue = nil
+            #endif
+        }
+
+        func chunkDelivered() {
+            delivered += 1
+            guard let queue, delivered % Self.chunksBetweenChecks == 0, queue.operationCount > Self.queuedChunksAllowed else { return }
+            queue.waitUntilAllOperationsAreFinished()
+        }
+    }
+
     /// One request on its way through: asks the engine, waits out the delay, streams headers and body
     /// (throttled if the rule says so), follows stubbed redirects, and writes the journal entry.
     final class Delivery: @unchecked Sendable {
@@ -139,7 +164,11 @@ extension StubURLProtocol {
 
         func start() {
             var request = originalRequest
-            request.httpBody = StubURLProtocol.body(of: originalRequest)
+            // Copying a URLRequest to set its body is not free in FoundationNetworking: only when the
+            // body came as a stream, so the matcher and any redirect see it as data.
+            if request.httpBody == nil, request.httpBodyStream != nil {
+                request.httpBody = StubURLProtocol.body(of: originalRequest)
+            }
             handle(request, redirects: 0)
         }
 
@@ -204,7 +233,8 @@ extension StubURLProtocol {
                 if let body = templates.body { renderedBody = Data(body.render(&context).utf8) }
             }
             let body = renderedBody.map { ResponseBodyReader(.inline($0)) } ?? ResponseBodyReader(response.body)
-            headers["Content-Length"] = String(body.length)
+            let length = String(body.length)
+            if headers["Content-Length"] != length { headers["Content-Length"] = length }
             guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
                 fail(URLError(.badServerResponse), request: stubRequest, match: match)
                 return
@@ -246,6 +276,7 @@ extension StubURLProtocol {
             // Small bodies go in one piece everywhere; only large or throttled ones are worth streaming.
             let chunkSize = body.length > StubURLProtocol.streamingThreshold || response.throttle != nil
                 ? StubURLProtocol.chunkSize(for: task) : Int.max
+            let backPressure = chunkSize == Int.max ? nil : StubURLProtocol.BackPressure(task: task)
             let deliverBody: @Sendable () -> Void = { [self] in
                 guard let instance = protocolInstance, let client = instance.client else { return }
                 var kept = Data()
@@ -255,6 +286,7 @@ extension StubURLProtocol {
                             guard !isCancelled else { return false }
                             if kept.count + chunk.count <= JournalEntry.maximumBodySize { kept.append(chunk) }
                             client.urlProtocol(instance, didLoad: chunk)
+                            backPressure?.chunkDelivered()
                             return true
                         }
                     }
