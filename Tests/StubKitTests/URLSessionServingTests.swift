@@ -202,6 +202,48 @@ struct URLSessionServingTests {
         #expect(whole == expected)
     }
 
+    #if canImport(FoundationNetworking)
+    @Test("streaming waits for a stalled delegate instead of queueing the whole file behind it")
+    func backPressure() async throws {
+        final class Stalled: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+            let release = DispatchSemaphore(value: 0)
+            let lock = NSLock()
+            var bytes = 0
+            var first = true
+            var done: CheckedContinuation<Void, Never>?
+            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+                lock.lock(); let isFirst = first; first = false; bytes += data.count; lock.unlock()
+                if isFirst { release.wait() }   // the app is busy with the first chunk
+            }
+            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+                lock.lock(); let continuation = done; done = nil; lock.unlock()
+                continuation?.resume()
+            }
+        }
+        let stalled = Stalled()
+        let delegateSession = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: stalled, delegateQueue: nil)
+        let finished = Task {
+            await withCheckedContinuation { continuation in
+                stalled.done = continuation
+                delegateSession.dataTask(with: URL(string: "https://api.test/big")!).resume()
+            }
+        }
+        // Without back-pressure the 49 chunks would all be handed over at once and the request would be
+        // finished (and journalled) while the delegate is still stuck on the first one.
+        do {
+            try await engine.journal.expectNoRequests(matching: RequestPredicate("GET", path: "/big"), within: 0.5)
+        } catch {
+            stalled.release.signal()
+            throw error
+        }
+        #expect(delegateSession.delegateQueue.operationCount <= 2 * StubURLProtocol.BackPressure.queuedChunksAllowed)
+        stalled.release.signal()
+        await finished.value
+        #expect(stalled.bytes == bigFileSize)
+        try await engine.journal.waitForRequests(matching: RequestPredicate("GET", path: "/big"), timeout: 10)
+    }
+    #endif
+
     @Test("throttling drips the body to a streaming delegate in quarter-second chunks")
     func throttledDrip() async throws {
         final class Timeline: NSObject, URLSessionDataDelegate, @unchecked Sendable {
