@@ -136,29 +136,23 @@ public final class StubEngine: Sendable {
     /// (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
         let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
-        let found: (Decision?, [String: String])
+        var states: [String: String] = [:]
         if index.hasStatefulRules {
-            found = state.withLock { shared in
-                // The index may have changed since it was read; use the current one.
-                guard let (entry, parameters) = shared.index.firstMatch(for: request, states: shared.scenarioStates) else {
-                    return (nil, shared.scenarioStates)
-                }
-                return (answer(entry, parameters: parameters, shared: &shared), shared.scenarioStates)
+            // Match and advance in one step under the lock, against the index current at that moment.
+            let answered: Decision? = state.withLock { shared in
+                states = shared.scenarioStates
+                guard let (entry, parameters) = shared.index.firstMatch(for: request, states: shared.scenarioStates) else { return nil }
+                return answer(entry, parameters: parameters, shared: &shared)
             }
+            if let answered { return answered }
         } else if let (entry, parameters) = index.firstMatch(for: request) {
             let response = entry.rule.response
-            found = (.answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
-                                       delay: response.delay, hit: 0)), [:])
-        } else {
-            found = (nil, [:])
+            return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
+                                     delay: response.delay, hit: 0))
         }
-        if let decision = found.0 { return decision }
-        if killSwitch {
-            let bundles = activeTemplates
-            return .refuse(UnmatchedRequestReport(request: request, bundles: bundles,
-                                                  nearMisses: NearMiss.closest(to: request, in: index, states: found.1)))
-        }
-        return .passThrough
+        guard killSwitch else { return .passThrough }
+        return .refuse(UnmatchedRequestReport(request: request, bundles: activeTemplates,
+                                              nearMisses: NearMiss.closest(to: request, in: index, states: states)))
     }
 
     /// Uses up one answer of a stateful rule: picks the sequence's response, draws the random delay,
