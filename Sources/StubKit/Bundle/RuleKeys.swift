@@ -1,11 +1,18 @@
 /// The keys a rules file may use, in one place for the decoder, the linter's suggestions and the schema test.
 public enum RuleKeys {
-    /// Keys of one rule.
+    /// Keys that describe a response: allowed on a rule and on each item of its `responses`.
+    public static let response: [String] = [
+        "status", "response", "body", "json", "headers", "contentType", "delay", "throttle", "error",
+    ]
+
+    /// Keys of one rule: its request conditions and options, and the response keys.
     public static let rule: [String] = [
         "name", "method", "path", "urlRegex", "host", "scheme", "query", "requestHeaders", "requestBody",
-        "status", "response", "body", "json", "headers", "contentType", "delay", "throttle", "error", "priority",
-        "responses", "afterLast", "scenario", "whenState", "setState", "template",
-    ]
+        "priority", "responses", "afterLast", "scenario", "whenState", "setState", "template",
+    ] + response
+
+    /// Response keys, current and legacy, for the decoder's quick test.
+    static let responseAndLegacy: Set<String> = Set(response + ["status_code", "json_file", "inline_response"])
 
     /// Keys of the older Just Eat-style format, still read, each with its current form.
     public static let legacy: [String: String] = [

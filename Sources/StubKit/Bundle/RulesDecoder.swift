@@ -87,20 +87,8 @@ struct RulesDecoder {
 
     // MARK: One rule
 
-    /// Response keys, allowed on the rule itself and on each item of `responses`.
-    static let responseKeys: Set<String> = [
-        "status", "status_code", "response", "json_file", "body", "inline_response", "json", "headers", "contentType",
-        "delay", "throttle", "error",
-    ]
-
     static func isResponseKey(_ key: String) -> Bool {
-        switch key {
-        case "status", "status_code", "response", "json_file", "body", "inline_response", "json", "headers", "contentType",
-             "delay", "throttle", "error":
-            return true
-        default:
-            return false
-        }
+        RuleKeys.responseAndLegacy.contains(key)
     }
 
     private mutating func decodeRule(_ value: SourceValue, index: Int, keyPath: String, defaults: Defaults) -> StubRule? {
@@ -245,7 +233,7 @@ struct RulesDecoder {
                 for entry in itemEntries {
                     guard checkDuplicate(entry, keyPath: itemPath, seen: &itemSeen) else { continue }
                     guard Self.isResponseKey(entry.key) else {
-                        unknownKey(entry, keyPath: itemPath, candidates: Self.responseKeys.sorted())
+                        unknownKey(entry, keyPath: itemPath, candidates: RuleKeys.response)
                         continue
                     }
                     decodeResponseKey(entry, into: &itemResponse, bodySources: &itemSources, keyPath: itemPath)

@@ -16,34 +16,22 @@ struct ResponseBodyReader {
         }
     }
 
-    /// Calls `body` with each chunk in order; stops early when it returns false.
+    /// Calls `deliver` with each chunk in order; stops early when it returns false. A size of `Int.max`
+    /// means one piece, memory-mapped for a file rather than copied into memory.
     func forEachChunk(size: Int, _ deliver: (Data) -> Bool) throws {
-        switch body {
-        case .empty:
+        if size == Int.max {
+            let whole: Data
+            switch body {
+            case .empty: return
+            case .inline(let data), .json(let data): whole = data
+            case .file(let url): whole = try Data(contentsOf: url, options: .alwaysMapped)
+            }
+            if !whole.isEmpty { _ = deliver(whole) }
             return
-        case .inline(let data), .json(let data):
-            if size == Int.max {
-                if !data.isEmpty { _ = deliver(data) }
-                return
-            }
-            var offset = 0
-            while offset < data.count {
-                let end = min(offset + size, data.count)
-                guard deliver(data.subdata(in: offset..<end)) else { return }
-                offset = end
-            }
-        case .file(let url) where size == Int.max:
-            // One piece, mapped from the file rather than copied into memory.
-            let data = try Data(contentsOf: url, options: .alwaysMapped)
-            if !data.isEmpty { _ = deliver(data) }
-        case .file(let url):
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            while true {
-                let chunk = try autoreleasepool { try handle.read(upToCount: size) } ?? Data()
-                if chunk.isEmpty { return }
-                guard deliver(chunk) else { return }
-            }
+        }
+        let source = try ChunkSource(body, rendered: nil)
+        while let chunk = try autoreleasepool(invoking: { try source.next(size) }) {
+            guard deliver(chunk) else { return }
         }
     }
 }
