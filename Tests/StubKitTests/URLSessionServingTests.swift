@@ -236,7 +236,7 @@ struct URLSessionServingTests {
             stalled.release.signal()
             throw error
         }
-        #expect(delegateSession.delegateQueue.operationCount <= 2 * StubURLProtocol.BackPressure.queuedChunksAllowed)
+        #expect(delegateSession.delegateQueue.operationCount <= 2 * BodyStreamer.window)
         stalled.release.signal()
         await finished.value
         #expect(stalled.bytes == bigFileSize)

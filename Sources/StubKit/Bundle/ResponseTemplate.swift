@@ -12,9 +12,38 @@ import Foundation
 /// | `{{request.method}}`, `{{request.url}}`, `{{request.path}}`, `{{request.host}}` | the request itself |
 /// | `{{hit}}` | how many times the rule answered before (0 for the first request) |
 public struct ResponseTemplate: Sendable, Hashable {
+    /// What the template's output is, which decides how values are written into it.
+    public enum Syntax: Sendable, Hashable {
+        /// Plain text (a text body, a header): values go in as they are.
+        case text
+        /// JSON (a `json` body, a JSON response file or body): inside a string, values are escaped so
+        /// the output stays valid JSON; a placeholder that is a whole string with the `json` or
+        /// `number` filter (`"{{body.id | json}}"`) is replaced, quotes and all, by a JSON value;
+        /// outside strings, values go in as JSON values.
+        case json
+    }
+
     enum Part: Sendable, Hashable {
         case text(String)
-        case field(Field)
+        case field(Field, Filter?, Insertion)
+    }
+
+    /// How a value goes into the output.
+    enum Insertion: Sendable, Hashable {
+        /// As text (text syntax).
+        case raw
+        /// Escaped as the content of a JSON string.
+        case jsonStringContent
+        /// As a JSON value (JSON syntax: a whole-string placeholder with a filter, or outside strings).
+        case jsonValue
+    }
+
+    /// Converts a value before it is inserted: `{{body.id | json}}`, `{{path.id | number}}`.
+    enum Filter: String, Sendable, Hashable, CaseIterable {
+        /// The value with its JSON type (a body field stays a number, an object stays an object).
+        case json
+        /// The value as a JSON number (text that is not a number gives `null`).
+        case number
     }
 
     enum Field: Sendable, Hashable {
@@ -33,6 +62,11 @@ public struct ResponseTemplate: Sendable, Hashable {
 
     let parts: [Part]
 
+    /// Whether the template counts the rule's answers (`{{hit}}`), so the engine must count them.
+    public var usesHitCount: Bool {
+        parts.contains { if case .field(.hit, _, _) = $0 { return true } else { return false } }
+    }
+
     /// Why a template cannot be used, found at load time.
     public struct Problem: Error, Sendable {
         public var message: String
@@ -45,27 +79,97 @@ public struct ResponseTemplate: Sendable, Hashable {
     }
 
     /// Parses a template; `pathParameters` are the names the rule's path captures.
-    public init(parsing text: String, pathParameters: Set<String>?) throws(Problems) {
+    public init(parsing text: String, pathParameters: Set<String>?, syntax: Syntax = .text) throws(Problems) {
         var parts: [Part] = []
         var problems: [Problem] = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
-                problems.append(Problem(message: "'{{' without a closing '}}'", fix: "close the placeholder, as in {{path.id}}"))
-                break
+        let bytes = Array(text.utf8)
+        var pending: [UInt8] = []
+        var inString = false
+        var stringStart = -1
+        var i = 0
+        func flush() {
+            if !pending.isEmpty { parts.append(.text(String(decoding: pending, as: UTF8.self))) }
+            pending = []
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "{"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{") {
+                guard let close = Self.closing(bytes, from: i + 2) else {
+                    problems.append(Problem(message: "'{{' without a closing '}}'", fix: "close the placeholder, as in {{path.id}}"))
+                    break
+                }
+                let inside = String(decoding: bytes[(i + 2)..<close], as: UTF8.self)
+                var after = close + 2
+                do {
+                    let (field, filter) = try Self.placeholder(inside, pathParameters: pathParameters)
+                    var insertion = Insertion.raw
+                    if syntax == .json {
+                        insertion = inString ? .jsonStringContent : .jsonValue
+                        // A whole string holding one filtered placeholder becomes a JSON value: drop its quotes.
+                        if inString, filter != nil, stringStart == i - 1, pending.last == UInt8(ascii: "\""),
+                           after < bytes.count, bytes[after] == UInt8(ascii: "\"") {
+                            pending.removeLast()
+                            after += 1
+                            inString = false
+                            insertion = .jsonValue
+                        }
+                    }
+                    flush()
+                    parts.append(.field(field, filter, insertion))
+                } catch {
+                    problems.append(error)
+                }
+                i = after
+                continue
             }
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            do {
-                parts.append(.field(try Self.field(name, pathParameters: pathParameters)))
-            } catch {
-                problems.append(error)
+            if syntax == .json {
+                if inString {
+                    if byte == UInt8(ascii: "\\") {
+                        pending.append(byte)
+                        i += 1
+                        if i < bytes.count { pending.append(bytes[i]) }
+                        i += 1
+                        continue
+                    }
+                    if byte == UInt8(ascii: "\"") { inString = false }
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                    stringStart = i
+                }
             }
-            rest = rest[close.upperBound...]
+            pending.append(byte)
+            i += 1
         }
         if !problems.isEmpty { throw Problems(problems: problems) }
-        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        flush()
         self.parts = parts
+    }
+
+    /// The index of the `}}` that closes a placeholder opened before `start`.
+    private static func closing(_ bytes: [UInt8], from start: Int) -> Int? {
+        var j = start
+        while j + 1 < bytes.count {
+            if bytes[j] == UInt8(ascii: "}"), bytes[j + 1] == UInt8(ascii: "}") { return j }
+            j += 1
+        }
+        return nil
+    }
+
+    /// `name` or `name | filter`.
+    private static func placeholder(_ text: String, pathParameters: Set<String>?) throws(Problem) -> (Field, Filter?) {
+        let pieces = text.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = pieces[0].trimmingCharacters(in: .whitespaces)
+        var filter: Filter? = nil
+        if pieces.count > 1 {
+            let filterName = pieces[1].trimmingCharacters(in: .whitespaces)
+            guard let known = Filter(rawValue: filterName) else {
+                let suggestion = Suggestion.closest(to: filterName, in: Filter.allCases.map(\.rawValue))
+                throw Problem(message: "unknown filter '\(filterName)' in '{{\(text)}}'",
+                              fix: suggestion.map { "did you mean '| \($0)'?" } ?? "filters are '| json' and '| number'")
+            }
+            filter = known
+        }
+        return (try field(name, pathParameters: pathParameters), filter)
     }
 
     private static func field(_ name: String, pathParameters: Set<String>?) throws(Problem) -> Field {
@@ -128,40 +232,71 @@ public struct ResponseTemplate: Sendable, Hashable {
         var out = ""
         for part in parts {
             switch part {
-            case .text(let text): out += text
-            case .field(let field): out += Self.value(field, &context)
+            case .text(let text):
+                out += text
+            case .field(let field, let filter, let insertion):
+                let value = Self.apply(filter, to: Self.value(field, &context))
+                switch insertion {
+                case .raw:
+                    out += value?.templateText ?? ""
+                case .jsonStringContent:
+                    var quoted = ""
+                    SourceValue.appendQuoted(value?.templateText ?? "", to: &quoted)
+                    out += quoted.dropFirst().dropLast()
+                case .jsonValue:
+                    out += value?.description ?? "null"
+                }
             }
         }
         return out
     }
 
-    private static func value(_ field: Field, _ context: inout Context) -> String {
+    /// A header value: CR and LF become spaces, so a request value cannot start a header of its own.
+    func renderHeaderValue(_ context: inout Context) -> String {
+        let text = render(&context)
+        guard text.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return text }
+        return String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
+    }
+
+    private static func apply(_ filter: Filter?, to value: JSONValue?) -> JSONValue? {
+        guard let filter else { return value }
+        switch (filter, value) {
+        case (.json, _): return value
+        case (.number, .number?): return value
+        case (.number, .string(let text)?):
+            return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? JSONValue.number($0) : nil } ?? .null
+        case (.number, _): return .null
+        }
+    }
+
+    /// The value of a field, typed: numbers for `{{hit}}` and `{{now.epoch}}`, the JSON value of a body
+    /// field, text for the rest; `nil` when the request has no such value.
+    private static func value(_ field: Field, _ context: inout Context) -> JSONValue? {
         switch field {
-        case .path(let name): return context.parameters[name] ?? ""
-        case .query(let name): return context.request.queryValue(name) ?? ""
-        case .header(let name): return context.request.header(name) ?? ""
+        case .path(let name): return context.parameters[name].map(JSONValue.string)
+        case .query(let name): return context.request.queryValue(name).map(JSONValue.string)
+        case .header(let name): return context.request.header(name).map(JSONValue.string)
         case .body(let path):
             if context.bodyJSON == nil { context.bodyJSON = .some(context.request.body.flatMap(JSONValue.init(parsing:))) }
-            return context.bodyJSON??.value(at: path.map { Substring($0) })?.templateText ?? ""
+            return context.bodyJSON??.value(at: path.map { Substring($0) })
         case .now(let format):
             switch format {
             case .iso8601:
-                let formatter = ISO8601DateFormatter()
-                return formatter.string(from: context.now)
-            case .epoch: return String(Int(context.now.timeIntervalSince1970))
+                return .string(ISO8601DateFormatter().string(from: context.now))
+            case .epoch: return .number(context.now.timeIntervalSince1970.rounded(.down))
             case .date:
                 let formatter = ISO8601DateFormatter()
                 formatter.formatOptions = [.withFullDate]
-                return formatter.string(from: context.now)
+                return .string(formatter.string(from: context.now))
             }
         case .request(let name):
             switch name {
-            case "method": return context.request.method
-            case "url": return context.request.url.absoluteString
-            case "path": return "/" + context.request.pathSegments.joined(separator: "/")
-            default: return context.request.host
+            case "method": return .string(context.request.method)
+            case "url": return .string(context.request.url.absoluteString)
+            case "path": return .string("/" + context.request.pathSegments.joined(separator: "/"))
+            default: return .string(context.request.host)
             }
-        case .hit: return String(context.hit)
+        case .hit: return .number(Double(context.hit))
         }
     }
 }

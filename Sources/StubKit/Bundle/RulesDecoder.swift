@@ -351,8 +351,11 @@ struct RulesDecoder {
         case .empty: break
         }
         if let bodyText {
+            // `json` bodies and JSON files or bodies are JSON: values are escaped (or typed) to keep it valid.
+            let isJSON: Bool
+            if case .json = response.body { isJSON = true } else { isJSON = MediaType.isJSON(response.effectiveContentType) }
             do {
-                result.body = try ResponseTemplate(parsing: bodyText, pathParameters: pathParameters)
+                result.body = try ResponseTemplate(parsing: bodyText, pathParameters: pathParameters, syntax: isJSON ? .json : .text)
             } catch {
                 for problem in error.problems {
                     report(.unknownTemplateField, at: position([bodyKey, "json_file", "inline_response"]), keyPath: "\(keyPath).\(bodyKey)", problem.message, fix: problem.fix)

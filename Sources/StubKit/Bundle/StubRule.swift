@@ -28,9 +28,11 @@ public struct StubRule: Sendable {
     }
 
     /// Whether answering depends on or changes engine state (sequences, scenarios, random delays).
+    /// A rule whose template shows `{{hit}}` counts its answers, so it is stateful too.
     var isStateful: Bool {
         sequence != nil || newState != nil || request.scenarioState != nil || response.delayRange != nil
-            || (sequence?.responses.contains { $0.delayRange != nil } ?? false)
+            || response.template?.usesHitCount == true
+            || (sequence?.responses.contains { $0.delayRange != nil || $0.template?.usesHitCount == true } ?? false)
     }
 
     /// A short label for logs and reports.
@@ -156,9 +158,9 @@ public struct ResponseSequence: Sendable {
 public struct StubResponse: Sendable {
     public var status: Int
     /// Response headers in the order written; `Content-Type` and `Content-Length` are added when absent.
-    public var headers: [(name: String, value: String)]
-    public var body: ResponseBody
-    public var contentType: String?
+    public var headers: [(name: String, value: String)] { didSet { preparedHeaderFields = nil } }
+    public var body: ResponseBody { didSet { preparedHeaderFields = nil } }
+    public var contentType: String? { didSet { preparedHeaderFields = nil } }
     /// Seconds to wait before the response starts.
     public var delay: TimeInterval
     /// A random delay in this range instead, drawn from the engine's seeded generator.
@@ -166,7 +168,7 @@ public struct StubResponse: Sendable {
     /// Bandwidth limit in bytes per second; the body then takes `length / throttle` seconds.
     public var throttle: Int?
     /// The body and headers as templates (`{{path.id}}`, `{{query.q}}`, `{{now}}`, …), when the rule says `template`.
-    public var template: ResponseTemplates?
+    public var template: ResponseTemplates? { didSet { preparedHeaderFields = nil } }
     /// When set, the request fails with this error instead of receiving a response.
     public var error: SimulatedNetworkError?
 
@@ -206,7 +208,8 @@ public struct StubResponse: Sendable {
         return Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
     }
 
-    /// Headers computed once when the rule is loaded.
+    /// Headers computed once when the rule is loaded (or activated); changing anything they are made
+    /// from drops them, so they never go stale.
     var preparedHeaderFields: [String: String]?
 
     static func buildHeaderFields(headers: [(name: String, value: String)], contentType: String?) -> [String: String] {
@@ -255,6 +258,16 @@ public struct ResponseTemplates: Sendable {
     public var body: ResponseTemplate?
     /// Header name to template, for headers that hold a placeholder.
     public var headers: [String: ResponseTemplate]
+
+    public init(body: ResponseTemplate? = nil, headers: [String: ResponseTemplate] = [:]) {
+        self.body = body
+        self.headers = headers
+    }
+
+    /// Whether any part shows `{{hit}}`.
+    public var usesHitCount: Bool {
+        body?.usesHitCount == true || headers.values.contains { $0.usesHitCount }
+    }
 }
 
 /// Where a response body comes from.

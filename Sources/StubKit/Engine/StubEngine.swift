@@ -69,6 +69,17 @@ public final class StubEngine: Sendable {
 
     /// Puts an already loaded bundle on top of the active ones.
     public func activate(_ bundle: StubBundle) {
+        var bundle = bundle
+        // Rules built or changed in code may not have their headers prepared; loaded ones have.
+        for i in bundle.rules.indices {
+            if bundle.rules[i].response.preparedHeaderFields == nil { bundle.rules[i].response.prepare() }
+            if var sequence = bundle.rules[i].sequence {
+                for j in sequence.responses.indices where sequence.responses[j].preparedHeaderFields == nil {
+                    sequence.responses[j].prepare()
+                }
+                bundle.rules[i].sequence = sequence
+            }
+        }
         state.withLock { shared in
             shared.bundles.append(bundle)
             shared.index = RuleIndex(bundles: shared.bundles)

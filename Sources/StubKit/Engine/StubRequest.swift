@@ -12,6 +12,9 @@ public struct StubRequest: Sendable {
     public var headers: [String: String]
     /// The body, when the URL loading system handed one over (see the README on upload tasks).
     public var body: Data?
+    /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
+    /// platforms): body conditions are then taken to hold, and decided once the body is read.
+    public var bodyPending: Bool = false
 
     /// Lower-cased scheme.
     public let scheme: String
@@ -43,11 +46,12 @@ public struct StubRequest: Sendable {
         self.queryItems = items
     }
 
-    public init(_ request: URLRequest, body: Data? = nil) {
+    public init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {
         self.init(method: request.httpMethod ?? "GET",
                   url: request.url ?? URL(string: "about:blank")!,
                   headers: request.allHTTPHeaderFields ?? [:],
                   body: body ?? request.httpBody)
+        self.bodyPending = bodyPending && self.body == nil
     }
 
     public func header(_ name: String) -> String? {

@@ -13,16 +13,43 @@ public struct JournalEntry: Sendable {
     /// The status sent, or `nil` when the request failed.
     public var status: Int?
     public var responseHeaders: [String: String]
-    /// The body sent, when it was at most ``JournalEntry/maximumBodySize`` bytes.
+    /// The body sent, cut to the journal's ``StubJournal/Limits/maximumBodySize`` (see ``responseBodyTruncated``).
     public var responseBody: Data?
+    /// The size of the whole body sent.
     public var responseBodySize: Int
+    /// Whether ``responseBody`` holds only the first part of the body sent.
+    public var responseBodyTruncated: Bool = false
+    /// Whether ``request``'s body holds only the first part of the body the app sent.
+    public var requestBodyTruncated: Bool = false
+    /// The size of the whole request body the app sent.
+    public var requestBodySize: Int = 0
+    /// No rule answered: the request went to the network through StubKit's forwarder, and this is the
+    /// real response.
+    public var passedThrough: Bool = false
     /// The error the request failed with: a simulated one, the kill switch, a used-up sequence.
     public var error: ErrorInfo?
     /// On a miss: the closest rules and what did not match.
     public var nearMisses: [NearMiss]
 
-    /// Bodies larger than this are counted, not kept.
-    public static let maximumBodySize = 1 << 20
+    public init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
+                status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,
+                responseBodyTruncated: Bool = false, passedThrough: Bool = false, error: ErrorInfo?, nearMisses: [NearMiss]) {
+        self.id = id
+        self.startedAt = startedAt
+        self.duration = duration
+        self.request = request
+        self.bundle = bundle
+        self.rule = rule
+        self.status = status
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.responseBodySize = responseBodySize
+        self.responseBodyTruncated = responseBodyTruncated
+        self.requestBodySize = request.body?.count ?? 0
+        self.passedThrough = passedThrough
+        self.error = error
+        self.nearMisses = nearMisses
+    }
 
     /// A rule as the journal names it.
     public struct RuleReference: Sendable, Hashable {
@@ -40,7 +67,7 @@ public struct JournalEntry: Sendable {
     public var summary: String {
         var text = "\(request.method) \(request.url.absoluteString) → "
         if let status { text += String(status) } else if let error { text += "error \(error.code)" } else { text += "no response" }
-        if let bundle, let rule { text += " (\(bundle): \(rule.name))" } else { text += " (no rule)" }
+        if let bundle, let rule { text += " (\(bundle): \(rule.name))" } else { text += passedThrough ? " (passed through)" : " (no rule)" }
         return text
     }
 }

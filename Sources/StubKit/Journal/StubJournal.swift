@@ -1,17 +1,50 @@
 import Foundation
 
-/// Every request the engine answered or refused, in order, safe under concurrent requests.
+/// Every request the engine answered, refused or passed through, in order, safe under concurrent requests.
+///
+/// Bounded, so a long UI-test run in one app process does not hold every body forever: at most
+/// ``Limits/maximumEntries`` entries and ``Limits/maximumTotalBodyBytes`` bytes of bodies are kept;
+/// beyond them the oldest entries are dropped and counted in ``droppedEntryCount``, and each body is
+/// cut to ``Limits/maximumBodySize`` bytes, marked as truncated in the entry, the HAR and the report.
 ///
 /// Tests wait on it instead of sleeping: ``waitForRequests(matching:count:timeout:)`` returns as soon as
 /// the requests have been seen (woken by each new entry, never by polling), and
 /// ``expectNoRequests(matching:within:)`` fails as soon as a forbidden one arrives.
 public final class StubJournal: Sendable {
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     private struct State {
-        var entries: [JournalEntry] = []
+        /// Kept entries are `storage[head...]`; the dropped prefix is compacted away now and then, so
+        /// dropping the oldest entry costs O(1) amortized.
+        var storage: [JournalEntry] = []
+        var head = 0
+        var bodyBytes = 0
+        var dropped = 0
         var nextID = 1
         var waiters: [Waiter] = []
+        var limits: Limits
+
+        var entries: ArraySlice<JournalEntry> { storage[head...] }
+    }
+
+    /// How much the journal keeps.
+    public struct Limits: Sendable, Hashable {
+        /// Entries kept; the oldest are dropped beyond it. Default 10,000.
+        public var maximumEntries: Int
+        /// Bytes kept of one request or response body; the rest is cut. Default 1 MB.
+        public var maximumBodySize: Int
+        /// Bytes of bodies kept across all entries; the oldest entries are dropped beyond it. Default 32 MB.
+        public var maximumTotalBodyBytes: Int
+
+        public init(maximumEntries: Int = 10_000, maximumBodySize: Int = 1 << 20, maximumTotalBodyBytes: Int = 32 << 20) {
+            precondition(maximumEntries > 0 && maximumBodySize >= 0 && maximumTotalBodyBytes >= 0,
+                         "StubJournal.Limits: maximumEntries must be positive and the byte limits non-negative")
+            self.maximumEntries = maximumEntries
+            self.maximumBodySize = maximumBodySize
+            self.maximumTotalBodyBytes = maximumTotalBodyBytes
+        }
+
+        public static let `default` = Limits()
     }
 
     /// Someone waiting for `count` entries that satisfy `predicate`.
@@ -22,27 +55,50 @@ public final class StubJournal: Sendable {
         let notify: @Sendable () -> Void
     }
 
-    public init() {}
+    public init(limits: Limits = .default) {
+        state = Locked(State(limits: limits))
+    }
 
-    /// All entries, oldest first.
+    /// What the journal keeps; a change applies to entries recorded from then on.
+    public var limits: Limits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
+    }
+
+    /// All entries kept, oldest first.
     public var entries: [JournalEntry] {
-        state.withLock { $0.entries }
+        state.withLock { Array($0.entries) }
+    }
+
+    /// How many of the oldest entries were dropped to stay within ``limits``.
+    public var droppedEntryCount: Int {
+        state.withLock { $0.dropped }
     }
 
     public func clear() {
-        state.withLock { $0.entries = [] }
+        state.withLock { state in
+            state.storage = []
+            state.head = 0
+            state.bodyBytes = 0
+            state.dropped = 0
+        }
     }
 
-    /// Adds an entry and wakes whoever waits for it.
+    /// Adds an entry (bodies cut to the limit, the oldest entries dropped beyond it) and wakes whoever
+    /// waits for it.
     func record(_ make: (Int) -> JournalEntry) {
         let toNotify: [@Sendable () -> Void] = state.withLock { state in
-            let entry = make(state.nextID)
+            var entry = make(state.nextID)
             state.nextID += 1
-            state.entries.append(entry)
+            Self.cut(&entry, to: state.limits.maximumBodySize)
+            state.storage.append(entry)
+            state.bodyBytes += Self.bodyBytes(of: entry)
+            Self.dropOldest(&state)
             var ready: [@Sendable () -> Void] = []
+            let kept = state.entries
             state.waiters.removeAll { waiter in
                 guard waiter.predicate.matches(entry) else { return false }
-                let seen = state.entries.lazy.filter { waiter.predicate.matches($0) }.count
+                let seen = kept.lazy.filter { waiter.predicate.matches($0) }.count
                 guard seen >= waiter.count else { return false }
                 ready.append(waiter.notify)
                 return true
@@ -50,6 +106,34 @@ public final class StubJournal: Sendable {
             return ready
         }
         for notify in toNotify { notify() }
+    }
+
+    private static func cut(_ entry: inout JournalEntry, to limit: Int) {
+        if let body = entry.request.body, body.count > limit {
+            entry.request.body = body.prefix(limit)
+            entry.requestBodyTruncated = true
+        }
+        if let body = entry.responseBody, body.count > limit {
+            entry.responseBody = body.prefix(limit)
+            entry.responseBodyTruncated = true
+        }
+    }
+
+    private static func bodyBytes(of entry: JournalEntry) -> Int {
+        (entry.request.body?.count ?? 0) + (entry.responseBody?.count ?? 0)
+    }
+
+    private static func dropOldest(_ state: inout State) {
+        while state.storage.count - state.head > state.limits.maximumEntries
+                || (state.bodyBytes > state.limits.maximumTotalBodyBytes && state.storage.count - state.head > 1) {
+            state.bodyBytes -= bodyBytes(of: state.storage[state.head])
+            state.head += 1
+            state.dropped += 1
+        }
+        if state.head > 1024 && state.head * 2 > state.storage.count {
+            state.storage.removeFirst(state.head)
+            state.head = 0
+        }
     }
 
     /// The entries a predicate accepts.

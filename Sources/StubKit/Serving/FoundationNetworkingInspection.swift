@@ -23,11 +23,23 @@ enum FoundationNetworkingInspection {
         task.flatMap(session(of:))?.delegateQueue
     }
 
+    /// The serial queue FoundationNetworking calls `startLoading` and `stopLoading` on for this task,
+    /// so that deferred client calls run where those do.
+    static func workQueue(of task: URLSessionTask?) -> DispatchQueue? {
+        guard let task else { return nil }
+        return field("workQueue", of: task) as? DispatchQueue
+    }
+
     private static func session(of task: URLSessionTask) -> URLSession? {
+        field("session", of: task) as? URLSession
+    }
+
+    /// A stored property of the task (or of one of its superclasses), unwrapped.
+    private static func field(_ label: String, of task: URLSessionTask) -> Any? {
         var mirror: Mirror? = Mirror(reflecting: task)
         while let current = mirror {
-            if let value = current.children.first(where: { $0.label == "session" })?.value {
-                return unwrap(value) as? URLSession
+            if let value = current.children.first(where: { $0.label == label })?.value {
+                return unwrap(value)
             }
             mirror = current.superclassMirror
         }

@@ -1,6 +1,11 @@
 import Foundation
 
-/// Reads a response body in chunks, so a large response file is never held in memory whole.
+/// Reads a response body: its length up front, then whole or in chunks, so a large response file is
+/// never held in memory whole.
+///
+/// Response files were resolved (links followed, inside the bundle) and checked to be regular files
+/// when the bundle was loaded; they are checked again here, because a file can be replaced while the
+/// app runs, and opening a named pipe or a device would block the loading thread for good.
 struct ResponseBodyReader {
     let body: ResponseBody
     let length: Int
@@ -10,41 +15,38 @@ struct ResponseBodyReader {
         switch body {
         case .empty: length = 0
         case .inline(let data), .json(let data): length = data.count
-        case .file(let url):
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber
-            length = size?.intValue ?? 0
+        case .file(let url): length = (try? Self.regularFileSize(url)) ?? 0
         }
     }
 
-    /// Calls `deliver` with each chunk in order; stops early when it returns false. A size of `Int.max`
-    /// means one piece, memory-mapped for a file rather than copied into memory.
-    func forEachChunk(size: Int, _ deliver: (Data) -> Bool) throws {
-        if size == Int.max {
-            let whole: Data
-            switch body {
-            case .empty: return
-            case .inline(let data), .json(let data): whole = data
-            case .file(let url): whole = try Data(contentsOf: url, options: .alwaysMapped)
-            }
-            if !whole.isEmpty { _ = deliver(whole) }
-            return
+    /// The whole body, memory-mapped for a file rather than copied into memory.
+    func whole() throws -> Data {
+        switch body {
+        case .empty: return Data()
+        case .inline(let data), .json(let data): return data
+        case .file(let url):
+            _ = try Self.regularFileSize(url)
+            return try Data(contentsOf: url, options: .alwaysMapped)
         }
-        let source = try ChunkSource(body, rendered: nil)
-        while let chunk = try autoreleasepool(invoking: { try source.next(size) }) {
-            guard deliver(chunk) else { return }
+    }
+
+    /// The size of a regular file; anything else (a pipe, a device, a folder, a missing file) throws.
+    /// One `stat`, following links: this runs on every request for a file body.
+    static func regularFileSize(_ url: URL) throws -> Int {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(url.path) does not exist or cannot be read"])
         }
+        guard (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFREG) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(url.path) is not a regular file (a pipe, device or folder would block or fail)"])
+        }
+        return Int(info.st_size)
     }
 }
 
-#if !canImport(ObjectiveC)
-/// Linux has no autorelease pools; the call just runs the body.
-@inline(__always)
-func autoreleasepool<R>(invoking body: () throws -> R) rethrows -> R { try body() }
-#endif
-
-/// Hands out a body a chunk at a time, for deliveries spread over time (throttling).
+/// Hands out a body a chunk at a time, for deliveries spread over steps (streaming, throttling).
 final class ChunkSource: @unchecked Sendable {
-    // Used by one delivery at a time: each chunk is taken in the step that schedules the next.
+    // Used by one load at a time, on its context: each chunk is taken in the step that schedules the next.
     private let data: Data?
     private let handle: FileHandle?
     private var offset = 0
@@ -54,7 +56,10 @@ final class ChunkSource: @unchecked Sendable {
         case (let rendered?, _): data = rendered; handle = nil
         case (nil, .inline(let d)), (nil, .json(let d)): data = d; handle = nil
         case (nil, .empty): data = Data(); handle = nil
-        case (nil, .file(let url)): data = nil; handle = try FileHandle(forReadingFrom: url)
+        case (nil, .file(let url)):
+            _ = try ResponseBodyReader.regularFileSize(url)
+            data = nil
+            handle = try FileHandle(forReadingFrom: url)
         }
     }
 
@@ -63,7 +68,7 @@ final class ChunkSource: @unchecked Sendable {
     /// The next chunk of at most `size` bytes, or `nil` at the end.
     func next(_ size: Int) throws -> Data? {
         if let handle {
-            let chunk = try handle.read(upToCount: size) ?? Data()
+            let chunk = try autoreleasepool { try handle.read(upToCount: size) } ?? Data()
             return chunk.isEmpty ? nil : chunk
         }
         guard let data, offset < data.count else { return nil }
@@ -72,3 +77,9 @@ final class ChunkSource: @unchecked Sendable {
         return data.subdata(in: offset..<end)
     }
 }
+
+#if !canImport(ObjectiveC)
+/// Linux has no autorelease pools; the call just runs the body.
+@inline(__always)
+func autoreleasepool<R>(invoking body: () throws -> R) rethrows -> R { try body() }
+#endif

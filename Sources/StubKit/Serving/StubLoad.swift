@@ -1,0 +1,302 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request on its way through ``StubURLProtocol``: asks the engine, waits out the delay, sends
+/// headers and body, follows stubbed redirects, forwards what no rule answers after all, and writes
+/// exactly one journal entry (per redirect hop) for it.
+///
+/// Every client call goes through the ``LoadExecutor``; everything that happens later than
+/// `startLoading` runs on the executor's context. `stop()` may come from that context (Apple,
+/// FoundationNetworking's work queue) or, in the fallback, from another thread: the executor makes
+/// the calls and the stop exclusive.
+final class StubLoad: @unchecked Sendable {
+    private let executor: LoadExecutor
+    private let engine: StubEngine
+    private weak var task: URLSessionTask?
+    private let isDownload: String?
+    private let startedAt = Date()
+    private let startTime = DispatchTime.now()
+    /// What the journal needs if the load is stopped half-way, and whether its entry is written.
+    private let progress = Locked(Progress())
+    /// Touched only on the executor's context.
+    private var streamer: BodyStreamer?
+    private var relay = Relay()
+
+    private struct Progress {
+        var request: StubRequest?
+        var match: StubMatch?
+        var status: Int?
+        var headers: [String: String] = [:]
+        var journalled = false
+        var cancelForward: (@Sendable () -> Void)?
+    }
+
+    /// A forwarded response on its way to the app.
+    private struct Relay {
+        var request: StubRequest?
+        var status: Int?
+        var headers: [String: String] = [:]
+        var kept = Data()
+        var count = 0
+        var truncated = false
+    }
+
+    init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?) {
+        self.executor = LoadExecutor(instance: instance, task: task)
+        self.engine = engine
+        self.task = task
+        self.isDownload = StubURLProtocol.unsupportedTaskReason(task)
+    }
+
+    /// Called in `startLoading`, on its thread.
+    func start(_ original: URLRequest) {
+        var request = original
+        // Apple's URLSession hands most bodies over as a stream: read it now, so the rules see it.
+        // Copying a URLRequest is not free in FoundationNetworking: only when there is a stream.
+        if request.httpBody == nil, request.httpBodyStream != nil {
+            request.httpBody = StubURLProtocol.body(of: original)
+        }
+        handle(request, redirects: 0)
+    }
+
+    /// Called in `stopLoading`. No client call follows; a load stopped half-way is journalled as cancelled.
+    func stop() {
+        let wasRunning = executor.stop()
+        let cancelForward = progress.withLock { state -> (@Sendable () -> Void)? in
+            defer { state.cancelForward = nil }
+            return state.cancelForward
+        }
+        cancelForward?()
+        guard wasRunning else { return }
+        let state = progress.withLock { $0 }
+        guard let request = state.request else { return }
+        record(request, match: state.match, status: state.status, headers: state.headers, body: nil, final: true,
+               error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]))
+    }
+
+    // MARK: Deciding
+
+    private func handle(_ request: URLRequest, redirects: Int) {
+        let stubRequest = StubRequest(request)
+        progress.withLock { $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:] }
+        switch engine.decision(for: stubRequest) {
+        case .answer(let match):
+            progress.withLock { $0.match = match }
+            if let reason = isDownload {
+                fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                     request: stubRequest, match: match)
+                return
+            }
+            if match.delay > 0 {
+                executor.after(match.delay) { [self] in respond(match, to: request, stubRequest: stubRequest, redirects: redirects) }
+            } else {
+                respond(match, to: request, stubRequest: stubRequest, redirects: redirects)
+            }
+        case .refuse(let report):
+            fail(URLError(.notConnectedToInternet, userInfo: [NSLocalizedDescriptionKey: report.description, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                 request: stubRequest, nearMisses: report.nearMisses)
+        case .sequenceExhausted(let rule, let bundle, let used):
+            let description = "StubKit: rule \(rule.displayName) in \(bundle) (\(rule.source.locationDescription)) has used all \(used) of its responses and its 'afterLast' is 'fail'; \(stubRequest.method) \(stubRequest.url.absoluteString) was not answered"
+            fail(URLError(.resourceUnavailable, userInfo: [NSLocalizedDescriptionKey: description, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                 request: stubRequest, match: StubMatch(rule: rule, bundle: bundle, parameters: [:], response: rule.response, delay: 0, hit: used))
+        case .passThrough:
+            // No rule answers once the body is known (or a stubbed redirect left the stubs), and the
+            // kill switch is off: the request goes to the network, relayed through the forwarder.
+            forward(request, stubRequest: stubRequest)
+        }
+    }
+
+    // MARK: Answering from a rule
+
+    private func respond(_ match: StubMatch, to request: URLRequest, stubRequest: StubRequest, redirects: Int) {
+        let response = match.response
+        let url = request.url!
+        if let error = response.error {
+            fail(URLError(error.code, userInfo: [
+                NSLocalizedDescriptionKey: "StubKit simulated \(error.rawValue) for \(stubRequest.method) \(url.absoluteString) (rule \(match.rule.displayName) in \(match.bundle))",
+                NSURLErrorFailingURLErrorKey: url,
+            ]), request: stubRequest, match: match)
+            return
+        }
+
+        // Templates are filled in per request; everything else was prepared at load time.
+        var headers = response.headerFields
+        var renderedBody: Data? = nil
+        if let templates = response.template {
+            var context = ResponseTemplate.Context(request: stubRequest, parameters: match.parameters, now: engine.now, hit: match.hit)
+            for (name, template) in templates.headers { headers[name] = template.renderHeaderValue(&context) }
+            if let body = templates.body { renderedBody = Data(body.render(&context).utf8) }
+        }
+        let reader = renderedBody.map { ResponseBodyReader(.inline($0)) } ?? ResponseBodyReader(response.body)
+        let length = String(reader.length)
+        if headers["Content-Length"] != length { headers["Content-Length"] = length }
+        guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
+            fail(URLError(.badServerResponse), request: stubRequest, match: match)
+            return
+        }
+        progress.withLock { $0.status = response.status; $0.headers = headers }
+
+        if response.redirectLocation != nil, let location = headers.first(where: { $0.key.lowercased() == "location" })?.value,
+           let next = RedirectFollower.nextRequest(after: request, status: response.status, location: location) {
+            redirect(to: next, response: httpResponse, match: match, stubRequest: stubRequest, headers: headers, redirects: redirects)
+            return
+        }
+
+        executor.withClient { client, instance in client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed) }
+        let isHead = request.httpMethod?.uppercased() == "HEAD"
+        if isHead || reader.length == 0 {
+            record(stubRequest, match: match, status: response.status, headers: headers, body: Data(), bodySize: 0, final: true)
+            executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
+            return
+        }
+        // Small bodies go in one piece everywhere; only large or throttled ones are worth streaming.
+        let chunkSize = reader.length > StubURLProtocol.streamingThreshold || response.throttle != nil
+            ? StubURLProtocol.chunkSize(for: task) : Int.max
+        let streamer = BodyStreamer(
+            reader: reader, rendered: renderedBody, chunkSize: chunkSize,
+            throttle: chunkSize == Int.max ? nil : response.throttle, executor: executor,
+            delegateQueue: chunkSize == Int.max ? nil : StubURLProtocol.delegateQueue(of: task),
+            keepLimit: engine.journal.limits.maximumBodySize,
+            deliver: { [executor] chunk in executor.withClient { client, instance in client.urlProtocol(instance, didLoad: chunk) } },
+            end: { [weak self] result in
+                guard let self else { return }
+                self.streamer = nil
+                switch result {
+                case .success(let sent):
+                    self.record(stubRequest, match: match, status: response.status, headers: headers, body: sent.kept, bodySize: sent.count,
+                           truncated: sent.truncated, final: true)
+                    self.executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
+                case .failure(let error):
+                    self.fail(URLError(.cannotOpenFile, userInfo: [
+                        NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)",
+                        NSURLErrorFailingURLErrorKey: url,
+                    ]), request: stubRequest, match: match)
+                }
+            })
+        self.streamer = streamer
+        if let throttle = response.throttle, chunkSize == Int.max {
+            // This task takes the body in one piece (see StubURLProtocol.chunkSize(for:)): it arrives
+            // whole when length / bandwidth seconds have passed.
+            executor.after(Double(reader.length) / Double(throttle)) { streamer.start() }
+        } else {
+            streamer.start()
+        }
+    }
+
+    private func redirect(to next: URLRequest, response: HTTPURLResponse, match: StubMatch, stubRequest: StubRequest,
+                          headers: [String: String], redirects: Int) {
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking traps on wasRedirectedTo from a custom protocol: follow it here.
+        record(stubRequest, match: match, status: response.statusCode, headers: headers, body: Data(), final: false)
+        guard redirects < RedirectFollower.maximumRedirects else {
+            fail(RedirectFollower.tooMany(last: next.url), request: stubRequest)
+            return
+        }
+        handle(next, redirects: redirects + 1)
+        #else
+        // The loading system starts a new load for `next`; this one ends with the user-cancelled error
+        // it ignores (as Apple's CustomHTTPProtocol sample does).
+        record(stubRequest, match: match, status: response.statusCode, headers: headers, body: Data(), final: true)
+        executor.withClient(ends: true) { client, instance in
+            client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: response)
+            client.urlProtocol(instance, didFailWithError: NSError(domain: NSCocoaErrorDomain, code: NSUserCancelledError))
+        }
+        #endif
+    }
+
+    // MARK: Passing through
+
+    private func forward(_ request: URLRequest, stubRequest: StubRequest) {
+        relay = Relay(request: stubRequest)
+        let cancel = Forwarder.shared.forward(request, to: self)
+        let stoppedMeanwhile = progress.withLock { state -> Bool in
+            state.cancelForward = cancel
+            return executor.isOver
+        }
+        if stoppedMeanwhile { cancel() }
+    }
+
+    // MARK: Ending
+
+    private func fail(_ error: URLError, request: StubRequest, match: StubMatch? = nil, nearMisses: [NearMiss] = []) {
+        record(request, match: match, status: nil, headers: [:], body: nil, final: true, error: error, nearMisses: nearMisses)
+        executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: error) }
+    }
+
+    /// Writes a journal entry; `final` entries are written once per load (the stop writes one only if
+    /// nothing else did).
+    private func record(_ request: StubRequest, match: StubMatch?, status: Int?, headers: [String: String], body: Data?,
+                        bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, final: Bool,
+                        error: URLError? = nil, nearMisses: [NearMiss] = []) {
+        if final {
+            let first = progress.withLock { state -> Bool in
+                defer { state.journalled = true }
+                return !state.journalled
+            }
+            guard first else { return }
+        }
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+        engine.journal.record { id in
+            JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
+                         rule: match.map(Self.reference), status: status, responseHeaders: headers, responseBody: body,
+                         responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
+                         error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
+        }
+    }
+
+    private static func reference(_ match: StubMatch) -> JournalEntry.RuleReference {
+        JournalEntry.RuleReference(name: match.rule.displayName, location: match.rule.source.locationDescription, keyPath: match.rule.source.keyPath)
+    }
+}
+
+// MARK: Relaying a forwarded response
+
+extension StubLoad: ForwardingReceiver {
+    func forwarder(didReceive response: HTTPURLResponse) {
+        executor.perform { [self] in
+            var headers: [String: String] = [:]
+            for case (let name as String, let value as String) in response.allHeaderFields { headers[name] = value }
+            // The forwarder's session already decoded a compressed body: the app gets plain bytes,
+            // so the encoding and the encoded length no longer describe them.
+            if headers.keys.contains(where: { $0.lowercased() == "content-encoding" }) {
+                headers = headers.filter { !["content-encoding", "content-length"].contains($0.key.lowercased()) }
+            }
+            relay.status = response.statusCode
+            relay.headers = headers
+            progress.withLock { $0.status = response.statusCode; $0.headers = headers }
+            let url = response.url ?? relay.request?.url ?? URL(string: "about:blank")!
+            guard let relayed = HTTPURLResponse(url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: headers) else { return }
+            executor.withClient { client, instance in client.urlProtocol(instance, didReceive: relayed, cacheStoragePolicy: .notAllowed) }
+        }
+    }
+
+    func forwarder(didReceive data: Data) {
+        executor.perform { [self] in
+            let room = engine.journal.limits.maximumBodySize - relay.kept.count
+            if data.count <= room { relay.kept.append(data) } else {
+                if room > 0 { relay.kept.append(data.prefix(room)) }
+                relay.truncated = true
+            }
+            relay.count += data.count
+            executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
+        }
+    }
+
+    func forwarder(didCompleteWithError error: (any Error)?) {
+        executor.perform { [self] in
+            progress.withLock { $0.cancelForward = nil }
+            guard let request = relay.request else { return }
+            if let error {
+                let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: error.localizedDescription])
+                record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
+                executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
+                return
+            }
+            record(request, match: nil, status: relay.status, headers: relay.headers, body: relay.kept, bodySize: relay.count,
+                   truncated: relay.truncated, passThrough: true, final: true)
+            executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
+        }
+    }
+}
