@@ -28,6 +28,7 @@ public struct BundleLocator: Sendable {
 
     /// The folder of a template, or `nil` when no search folder has it.
     public func folder(for template: String) -> URL? {
+        guard Self.isValidTemplateName(template) else { return nil }
         for folder in searchFolders {
             for name in ["\(template).bundle", template] {
                 let candidate = folder.appendingPathComponent(name, isDirectory: true)
@@ -40,7 +41,14 @@ public struct BundleLocator: Sendable {
         return nil
     }
 
-    /// Every template the search folders hold: folders ending in `.bundle` or holding a rules file. Sorted.
+    /// Whether a template name is a plain folder name: no `/`, `\\`, NUL, and not `.` or `..`, so a
+    /// launch argument can never name a folder outside the search folders.
+    public static func isValidTemplateName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains { $0 == "/" || $0 == "\\" || $0 == "\0" }
+    }
+
+    /// Every template the search folders hold: folders that hold a rules file. Sorted. (Not every
+    /// `*.bundle`: SwiftPM adds a `Package_Target.bundle` of resources to apps, which is no template.)
     public func availableTemplates() -> [String] {
         var names = Set<String>()
         for folder in searchFolders {
@@ -49,14 +57,15 @@ public struct BundleLocator: Sendable {
         return names.sorted()
     }
 
-    /// The bundle folders directly inside `folder`, sorted by name.
-    public static func bundleFolders(in folder: URL) -> [URL] {
+    /// The bundle folders directly inside `folder`, sorted by name: those with a rules file, and with
+    /// `includingBundlesWithoutRules` (what the linter wants, to report them) every `*.bundle` too.
+    public static func bundleFolders(in folder: URL, includingBundlesWithoutRules: Bool = false) -> [URL] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
         return entries.sorted().compactMap { name -> URL? in
             let url = folder.appendingPathComponent(name, isDirectory: true)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
-            if name.hasSuffix(".bundle") { return url }
+            if includingBundlesWithoutRules && name.hasSuffix(".bundle") { return url }
             let hasRules = RuleKeys.rulesFileNames.contains { FileManager.default.fileExists(atPath: url.appendingPathComponent($0).path) }
             return hasRules ? url : nil
         }

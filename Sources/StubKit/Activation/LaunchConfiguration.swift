@@ -5,6 +5,7 @@ import Foundation
 /// - `STUB_API_CALLS_<template>`: activate the bundle `<template>`. Several layer in order, later ones
 ///   over earlier ones. A leading `-` is accepted (`-STUB_API_CALLS_x`, the XCUITest habit).
 /// - `STUB_KILL_NETWORK`: fail every request that no rule answers.
+/// - Apple's `-KEY VALUE` form: `-STUB_KILL_NETWORK NO`, `-STUB_API_CALLS_x YES`, `-STUB_SEED 42`.
 /// - The same as environment variables (for processes without launch arguments): `STUB_API_CALLS=a,b`
 ///   (ordered), `STUB_API_CALLS_<template>=1` (ordered by name), `STUB_KILL_NETWORK=1`. Environment
 ///   templates come first, so launch arguments layer over them. A value of `0`, `NO` or `false` turns one off.
@@ -78,15 +79,31 @@ public struct LaunchConfiguration: Sendable, Hashable {
             if let value = environment[name] { setting(name, value, from: "environment variable") }
         }
 
-        // The first argument is the executable.
-        for argument in arguments.dropFirst() {
-            let flag = argument.hasPrefix("-") ? String(argument.drop { $0 == "-" }) : argument
+        // The first argument is the executable. Apple's convention is `-KEY VALUE` (the argument domain
+        // of UserDefaults): after a dashed flag, a boolean word is its value (`-STUB_KILL_NETWORK NO`);
+        // after a dashed STUB_NOW or STUB_SEED, the next argument is.
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            let dashed = argument.hasPrefix("-")
+            let flag = dashed ? String(argument.drop { $0 == "-" }) : argument
+            func switchValue() -> Bool {
+                guard dashed, let next = rest.first, let value = Self.booleanWord(next) else { return true }
+                rest.removeFirst()
+                return value
+            }
             if flag.hasPrefix(Self.templatePrefix) {
-                templates.append(String(flag.dropFirst(Self.templatePrefix.count)))
+                let template = String(flag.dropFirst(Self.templatePrefix.count))
+                if switchValue() { templates.append(template) } else { templates.removeAll { $0 == template } }
             } else if flag == Self.killSwitchFlag {
-                killSwitch = true
+                killSwitch = switchValue()
             } else if let equals = flag.firstIndex(of: "="), [Self.nowPrefix, Self.seedPrefix].contains(String(flag[..<equals])) {
                 setting(String(flag[..<equals]), String(flag[flag.index(after: equals)...]), from: "launch argument")
+            } else if dashed, [Self.nowPrefix, Self.seedPrefix].contains(flag) {
+                if let value = rest.popFirst() {
+                    setting(flag, value, from: "launch argument")
+                } else {
+                    problems.append("launch argument -\(flag): no value follows it")
+                }
             }
         }
 
@@ -96,6 +113,15 @@ public struct LaunchConfiguration: Sendable, Hashable {
         self.now = now
         self.seed = seed
         self.problems = problems
+    }
+
+    /// `YES`/`NO`, `true`/`false`, `1`/`0` (any case), as `UserDefaults` reads a boolean argument.
+    static func booleanWord(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "true", "1": return true
+        case "no", "false", "0": return false
+        default: return nil
+        }
     }
 
     /// Launch arguments that ask for this configuration: what a UI test passes to the app it launches.

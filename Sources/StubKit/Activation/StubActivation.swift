@@ -50,6 +50,9 @@ public struct StubActivation: Sendable {
         var folders: [URL] = []
         var diagnostics: [Diagnostic] = []
         for template in configuration.templates {
+            guard BundleLocator.isValidTemplateName(template) else {
+                throw .invalidLaunchSetting("\(LaunchConfiguration.templatePrefix)\(template): a template name is the name of a bundle folder, without '/', '\\' or '..'")
+            }
             guard let folder = locator.folder(for: template) else {
                 let available = locator.availableTemplates()
                 throw .unknownTemplate(name: template, searched: locator.searchFolders.map(\.path), available: available,

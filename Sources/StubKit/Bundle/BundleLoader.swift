@@ -86,7 +86,14 @@ public struct BundleLoader: Sendable {
 
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: rulesURL.path)
+            // A linked rules file is checked by its target: its size, and that it is a regular file.
+            let target = rulesURL.resolvingSymlinksInPath()
+            if let kind = RulesDecoder.nonRegularKind(atPath: target.path) {
+                diagnostics.append(Diagnostic(.unreadableFile, file: rulesName, message: "the rules file is \(kind), not a regular file",
+                                              fix: "replace it with a regular file"))
+                return Result(bundle: StubBundle(template: template, folder: folder, rulesFile: rulesURL, rules: []), diagnostics: diagnostics)
+            }
+            let attributes = try FileManager.default.attributesOfItem(atPath: target.path)
             if let size = attributes[.size] as? Int, size > Self.maximumRulesFileSize {
                 diagnostics.append(Diagnostic(.unreadableFile, file: rulesName, message: "the rules file is \(size) bytes, more than the \(Self.maximumRulesFileSize >> 20) MB a rules file may have",
                                               fix: "split the rules across bundles"))

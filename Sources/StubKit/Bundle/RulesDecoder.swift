@@ -664,11 +664,35 @@ struct RulesDecoder {
             report(.unreadableFile, at: position, keyPath: keyPath(), "response file '\(relative)' is a folder", fix: "name a file")
             return nil
         }
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
+        // Links are resolved once, here: size, streaming, the journal and limits all use the target.
+        let target = URL(fileURLWithPath: resolved)
+        referencedFiles.insert(target.standardizedFileURL.path)
+        if let kind = Self.nonRegularKind(atPath: resolved) {
+            report(.unreadableFile, at: position, keyPath: keyPath(), "response file '\(relative)' is \(kind), not a regular file; reading it could block the app",
+                   fix: "replace it with a regular file holding the response body")
+            return nil
+        }
+        guard FileManager.default.isReadableFile(atPath: resolved) else {
             report(.unreadableFile, at: position, keyPath: keyPath(), "response file '\(relative)' cannot be read", fix: "check its permissions")
             return nil
         }
-        return url
+        return target
+    }
+
+    /// What a path is when it is not a regular file (following links), or `nil` for a regular file.
+    static func nonRegularKind(atPath path: String) -> String? {
+        guard let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType else { return "unreadable" }
+        switch type {
+        case .typeRegular: return nil
+        case .typeDirectory: return "a folder"
+        case .typeCharacterSpecial, .typeBlockSpecial: return "a device"
+        case .typeSocket: return "a socket"
+        case .typeSymbolicLink: return "a broken symbolic link"
+        default:
+            var info = stat()
+            if stat(path, &info) == 0, (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFIFO) { return "a named pipe (FIFO)" }
+            return "not a regular file"
+        }
     }
 
     // MARK: Reporting

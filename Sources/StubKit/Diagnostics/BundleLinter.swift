@@ -26,7 +26,7 @@ public struct BundleLinter: Sendable {
         guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             return Report(bundles: [], diagnostics: [Diagnostic(.unreadableFile, file: loader.display(path), message: "no such folder")], ruleCount: 0)
         }
-        let folders = BundleLocator.isBundle(path) ? [path] : BundleLocator.bundleFolders(in: path)
+        let folders = BundleLocator.isBundle(path) ? [path] : BundleLocator.bundleFolders(in: path, includingBundlesWithoutRules: true)
         var diagnostics: [Diagnostic] = []
         var ruleCount = 0
         if folders.isEmpty {

@@ -6,12 +6,18 @@ extension StubJournal {
     /// Each entry carries StubKit's own fields under `_stubkit` (bundle, rule, near misses), as HAR
     /// allows custom fields that start with an underscore.
     public func harData() -> Data {
-        let object: [String: Any] = ["log": [
+        var log: [String: Any] = [
             "version": "1.2",
             "creator": ["name": "StubKit", "version": StubKitVersion.current],
             "pages": [] as [Any],
             "entries": entries.map(Self.harEntry),
-        ]]
+        ]
+        let dropped = droppedEntryCount
+        if dropped > 0 {
+            log["comment"] = "StubKit dropped the \(dropped) oldest requests to stay within the journal's limits"
+            log["_stubkit"] = ["droppedEntries": dropped]
+        }
+        let object: [String: Any] = ["log": log]
         return (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
 
@@ -33,11 +39,15 @@ extension StubJournal {
             "queryString": request.queryItems.map { ["name": $0.name, "value": $0.value] },
             "cookies": [] as [Any],
             "headersSize": -1,
-            "bodySize": request.body?.count ?? 0,
+            "bodySize": entry.requestBodySize,
         ]
         if let body = request.body {
-            harRequest["postData"] = ["mimeType": request.header("Content-Type") ?? "application/octet-stream",
-                                      "text": String(data: body, encoding: .utf8) ?? body.base64EncodedString()]
+            var postData: [String: Any] = ["mimeType": request.header("Content-Type") ?? "application/octet-stream",
+                                           "text": String(data: body, encoding: .utf8) ?? body.base64EncodedString()]
+            if entry.requestBodyTruncated {
+                postData["comment"] = "truncated by StubKit's journal: the first \(body.count) of \(entry.requestBodySize) bytes"
+            }
+            harRequest["postData"] = postData
         }
         let mimeType = entry.responseHeaders.first { $0.key.lowercased() == "content-type" }?.value ?? "x-unknown"
         var content: [String: Any] = ["size": entry.responseBodySize, "mimeType": mimeType]
@@ -47,6 +57,9 @@ extension StubJournal {
             } else {
                 content["text"] = body.base64EncodedString()
                 content["encoding"] = "base64"
+            }
+            if entry.responseBodyTruncated {
+                content["comment"] = "truncated by StubKit's journal: the first \(body.count) of \(entry.responseBodySize) bytes"
             }
         }
         let harResponse: [String: Any] = [
@@ -61,6 +74,10 @@ extension StubJournal {
             "bodySize": entry.status == nil ? -1 : entry.responseBodySize,
         ]
         var stubkit: [String: Any] = ["answered": entry.rule != nil]
+        if entry.passedThrough { stubkit["passedThrough"] = true }
+        if entry.requestBodyTruncated || entry.responseBodyTruncated {
+            stubkit["truncated"] = (entry.requestBodyTruncated ? ["request"] : []) + (entry.responseBodyTruncated ? ["response"] : [])
+        }
         if let bundle = entry.bundle { stubkit["bundle"] = bundle }
         if let rule = entry.rule { stubkit["rule"] = rule.name; stubkit["location"] = rule.location }
         if let error = entry.error { stubkit["error"] = ["code": error.code, "description": error.description] }

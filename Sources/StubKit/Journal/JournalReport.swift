@@ -6,10 +6,11 @@ public struct JournalReport: Sendable {
     public let html: String
 
     public init(engine: StubEngine) {
-        self.init(entries: engine.journal.entries, bundles: engine.activeBundles)
+        self.init(entries: engine.journal.entries, bundles: engine.activeBundles, droppedEntries: engine.journal.droppedEntryCount)
     }
 
-    public init(entries: [JournalEntry], bundles: [StubBundle]) {
+    /// - Parameter droppedEntries: how many older entries the journal dropped to stay within its limits.
+    public init(entries: [JournalEntry], bundles: [StubBundle], droppedEntries: Int = 0) {
         var hits: [String: Int] = [:]
         for entry in entries { if let rule = entry.rule { hits[rule.location, default: 0] += 1 } }
         var ruleRows = ""
@@ -29,7 +30,12 @@ public struct JournalReport: Sendable {
         for entry in entries {
             let outcome: String
             if let status = entry.status { outcome = String(status) } else { outcome = "error \(entry.error?.code ?? 0)" }
-            requestRows += "<tr class=\"\(entry.rule == nil ? "miss" : "hit")\"><td class=\"num\">\(entry.id)</td><td>\(Self.escape(entry.request.method))</td><td><code>\(Self.escape(entry.request.url.absoluteString))</code></td><td>\(Self.escape(outcome))</td><td>\(Self.escape(entry.rule.map { "\(entry.bundle ?? ""): \($0.name)" } ?? "no rule"))</td><td class=\"num\">\(String(format: "%.1f", entry.duration * 1000)) ms</td></tr>\n"
+            var notes: [String] = []
+            if entry.passedThrough { notes.append("passed through to the network") }
+            if entry.requestBodyTruncated { notes.append("request body truncated: \(entry.request.body?.count ?? 0) of \(entry.requestBodySize) bytes kept") }
+            if entry.responseBodyTruncated { notes.append("response body truncated: \(entry.responseBody?.count ?? 0) of \(entry.responseBodySize) bytes kept") }
+            let note = notes.isEmpty ? "" : "<br><small class=\"truncated\">\(Self.escape(notes.joined(separator: "; ")))</small>"
+            requestRows += "<tr class=\"\(entry.rule == nil ? "miss" : "hit")\"><td class=\"num\">\(entry.id)</td><td>\(Self.escape(entry.request.method))</td><td><code>\(Self.escape(entry.request.url.absoluteString))</code></td><td>\(Self.escape(outcome))\(note)</td><td>\(Self.escape(entry.rule.map { "\(entry.bundle ?? ""): \($0.name)" } ?? (entry.passedThrough ? "passed through" : "no rule")))</td><td class=\"num\">\(String(format: "%.1f", entry.duration * 1000)) ms</td></tr>\n"
             guard entry.rule == nil else { continue }
             var explanation = ""
             for miss in entry.nearMisses {
@@ -61,6 +67,7 @@ public struct JournalReport: Sendable {
         <body>
         <h1>StubKit journal report</h1>
         <p id="summary" data-requests="\(entries.count)" data-answered="\(answered)" data-rules="\(ruleCount)" data-unused="\(ruleCount - Set(hits.keys).count)">\(entries.count) requests, \(answered) answered by a rule, \(entries.count - answered) unanswered.</p>
+        \(droppedEntries > 0 ? "<p id=\"dropped\" data-dropped=\"\(droppedEntries)\">\(droppedEntries) older requests are not shown: the journal dropped them to stay within its limits (StubJournal.Limits).</p>" : "")
         <h2>Hits per rule</h2>
         <table id="rules"><thead><tr><th>Bundle</th><th>Rule</th><th>Location</th><th>Hits</th></tr></thead><tbody>
         \(ruleRows)</tbody></table>

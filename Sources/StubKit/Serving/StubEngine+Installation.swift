@@ -4,25 +4,40 @@ import FoundationNetworking
 #endif
 
 extension StubEngine {
-    /// Makes this engine answer requests from `URLSession.shared` and from sessions made after this call
-    /// with the default configuration (on Apple platforms).
+    /// Which sessions ``register(covering:)`` reaches besides `URLSession.shared`.
+    public enum SessionCoverage: Sendable {
+        /// `URLSession.shared` only (what `URLProtocol.registerClass` reaches by itself).
+        case sharedSessionOnly
+        /// Also every session made afterwards from `URLSessionConfiguration.default` or `.ephemeral`,
+        /// on Apple platforms (see the README's table). Linux cannot do this: use ``install(into:)``.
+        case sharedAndNewConfigurations
+    }
+
+    /// Makes this engine answer requests from `URLSession.shared` and, on Apple platforms, from
+    /// sessions made afterwards with the default or ephemeral configuration.
     ///
-    /// On Linux, `URLSession.shared` takes the registered protocols when it is first used, so call this
-    /// before anything touches it; sessions made from a `URLSessionConfiguration` never consult the
-    /// registered list there: use ``install(into:)`` for them.
-    public func register() {
+    /// - `URLSession.shared` takes the registered protocols when it is first used (on Linux; on Apple
+    ///   platforms too in practice), so call this before anything touches it.
+    /// - On Apple platforms, with `.sharedAndNewConfigurations` (the default), StubKit puts itself first
+    ///   in the protocol classes of every configuration made from `URLSessionConfiguration.default` or
+    ///   `.ephemeral` while it is registered, as OHHTTPStubs does, so SDKs that make their own sessions
+    ///   are stubbed and the kill switch holds for them. Sessions made before this call, background
+    ///   sessions, `WKWebView` and `AVPlayer` are never reached.
+    /// - On Linux, sessions made from a `URLSessionConfiguration` never consult the registered
+    ///   protocols: use ``install(into:)`` or `URLSessionConfiguration.stubbed(by:)` for them.
+    public func register(covering sessions: SessionCoverage = .sharedAndNewConfigurations) {
         StubURLProtocol.servingEngine.withLock { $0 = self }
         _ = URLProtocol.registerClass(StubURLProtocol.self)
+        #if canImport(ObjectiveC)
+        SessionConfigurationHook.setCovering(sessions == .sharedAndNewConfigurations)
+        #endif
     }
 
     /// Puts ``StubURLProtocol`` first in a configuration's protocol classes and makes this engine the
     /// one that answers. Works on every platform, for sessions created from the configuration afterwards.
     public func install(into configuration: URLSessionConfiguration) {
         StubURLProtocol.servingEngine.withLock { $0 = self }
-        var classes = configuration.protocolClasses ?? []
-        classes.removeAll { $0 == StubURLProtocol.self }
-        classes.insert(StubURLProtocol.self, at: 0)
-        configuration.protocolClasses = classes
+        StubURLProtocol.prepend(to: configuration)
     }
 
     /// Stops this engine from answering requests (if it is the one that does) and unregisters the protocol.
@@ -32,7 +47,21 @@ extension StubEngine {
             current = nil
             return true
         }
-        if wasServing { URLProtocol.unregisterClass(StubURLProtocol.self) }
+        guard wasServing else { return }
+        URLProtocol.unregisterClass(StubURLProtocol.self)
+        #if canImport(ObjectiveC)
+        SessionConfigurationHook.setCovering(false)
+        #endif
+    }
+}
+
+extension StubURLProtocol {
+    /// Puts the protocol first in a configuration's protocol classes, once.
+    static func prepend(to configuration: URLSessionConfiguration) {
+        var classes = configuration.protocolClasses ?? []
+        classes.removeAll { $0 == StubURLProtocol.self }
+        classes.insert(StubURLProtocol.self, at: 0)
+        configuration.protocolClasses = classes
     }
 }
 
