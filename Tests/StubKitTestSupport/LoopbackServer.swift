@@ -13,6 +13,8 @@ import Darwin
 public final class LoopbackServer: @unchecked Sendable {
     public let port: UInt16
     public let responseBody: String
+    /// The exact bytes sent after the headers (`responseBody` as UTF-8 unless given as data).
+    public let responseData: Data
     private let socketFD: Int32
     private let counter: Counter
     private let state = NSLock()
@@ -23,13 +25,32 @@ public final class LoopbackServer: @unchecked Sendable {
         let lock = NSLock()
         var connections = 0
         var requestLines: [String] = []
+        var requests: [ReceivedRequest] = []
+    }
+
+    /// One request as the server read it.
+    public struct ReceivedRequest: Sendable {
+        public var line: String
+        /// Header names lower-cased.
+        public var headers: [String: String]
+        public var body: Data
     }
     private let thread: Thread
 
     public enum Failure: Error { case socket(String) }
 
-    public init(responseBody: String = "from the real network") throws {
-        self.responseBody = responseBody
+    public convenience init(responseBody: String = "from the real network") throws {
+        try self.init(status: 200, headers: ["Content-Type": "text/plain"], body: Data(responseBody.utf8))
+    }
+
+    /// A server that answers every request with this status, these headers and these exact bytes.
+    public init(status: Int, headers: [String: String], body: Data) throws {
+        self.responseBody = String(decoding: body, as: UTF8.self)
+        self.responseData = body
+        var head = "HTTP/1.1 \(status) Stubbed\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        let response = Data(head.utf8) + body
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -56,10 +77,9 @@ public final class LoopbackServer: @unchecked Sendable {
         }
         self.port = UInt16(bigEndian: actual.sin_port)
         self.socketFD = fd
-        let body = responseBody
         let counter = Counter()
         self.counter = counter
-        self.thread = Thread { LoopbackServer.acceptLoop(fd: fd, counter: counter, body: body) }
+        self.thread = Thread { LoopbackServer.acceptLoop(fd: fd, counter: counter, response: response) }
         thread.start()
     }
 
@@ -72,6 +92,12 @@ public final class LoopbackServer: @unchecked Sendable {
     public var connectionCount: Int {
         counter.lock.lock(); defer { counter.lock.unlock() }
         return counter.connections
+    }
+
+    /// Every request received, with headers and body.
+    public var requests: [ReceivedRequest] {
+        counter.lock.lock(); defer { counter.lock.unlock() }
+        return counter.requests
     }
 
     /// The first line of each request received.
@@ -91,7 +117,7 @@ public final class LoopbackServer: @unchecked Sendable {
         }
     }
 
-    private static func acceptLoop(fd: Int32, counter: Counter, body: String) {
+    private static func acceptLoop(fd: Int32, counter: Counter, response: Data) {
         while true {
             let client = accept(fd, nil, nil)
             if client < 0 { return }
@@ -100,26 +126,50 @@ public final class LoopbackServer: @unchecked Sendable {
             counter.lock.unlock()
             var buffer = [UInt8](repeating: 0, count: 65536)
             var received: [UInt8] = []
-            while !received.containsHeaderEnd {
+            var headerEnd: Int? = nil
+            while headerEnd == nil {
                 let n = read(client, &buffer, buffer.count)
                 if n <= 0 { break }
                 received += buffer[0..<n]
+                headerEnd = received.headerEnd
             }
-            let firstLine = String(decoding: received, as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+            let head = String(decoding: received[..<(headerEnd ?? received.count)], as: UTF8.self)
+            let lines = head.components(separatedBy: "\r\n")
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            // Read the body the request announces.
+            let length = Int(headers["content-length"] ?? "") ?? 0
+            var body = headerEnd.map { Array(received[($0 + 4)...]) } ?? []
+            while body.count < length {
+                let n = read(client, &buffer, buffer.count)
+                if n <= 0 { break }
+                body += buffer[0..<n]
+            }
             counter.lock.lock()
-            counter.requestLines.append(firstLine)
+            counter.requestLines.append(lines.first ?? "")
+            counter.requests.append(ReceivedRequest(line: lines.first ?? "", headers: headers, body: Data(body)))
             counter.lock.unlock()
-            let response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-            _ = response.withCString { write(client, $0, strlen($0)) }
+            response.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(client, raw.baseAddress! + offset, raw.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
             close(client)
         }
     }
 }
 
 private extension Array where Element == UInt8 {
-    var containsHeaderEnd: Bool {
-        guard count >= 4 else { return false }
-        for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 { return true }
-        return false
+    /// The index of the blank line's CR LF CR LF.
+    var headerEnd: Int? {
+        guard count >= 4 else { return nil }
+        for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 { return i }
+        return nil
     }
 }

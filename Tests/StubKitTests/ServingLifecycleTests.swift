@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+extension URLProtocolSuites {
+/// The serving path under cancellation: no hang, no client call after `stopLoading`, nothing kept alive.
+/// Observed at the protocol (the client-call log, the journal, a weak reference to the engine), not
+/// only through what URLSession reports, since URLSession reports `cancelled` on its own.
+@Suite(.serialized)
+struct ServingLifecycleTests {
+    static let bigSize = 3 * 1024 * 1024 + 5
+
+    static func makeBundle(_ folder: TemporaryFolder) throws -> URL {
+        let bundle = try folder.bundle("life", ["stubsRules.json": """
+        { "host": "life.test", "rules": [
+          { "path": "/big", "response": "big.bin" },
+          { "path": "/slow", "delay": 30, "body": "never" },
+          { "path": "/quick-delay", "delay": 0.005, "body": "done" },
+          { "path": "/drip", "body": "\(String(repeating: "d", count: 40_000))", "throttle": 4000 }
+        ] }
+        """])
+        var big = Data(count: bigSize)
+        big.withUnsafeMutableBytes { for i in 0..<$0.count { $0[i] = UInt8(truncatingIfNeeded: i &* 7) } }
+        try big.write(to: bundle.appendingPathComponent("big.bin"))
+        return bundle
+    }
+
+    /// Checks the log: for every load, no client call after its stop or after its final call, and at most
+    /// one final call.
+    static func expectNoLateCalls(_ records: [ClientCallLog.Record], sourceLocation: SourceLocation = #_sourceLocation) {
+        var stopped = Set<Int>()
+        var finished = Set<Int>()
+        for record in records {
+            switch record.event {
+            case .started: break
+            case .stopped: stopped.insert(record.load)
+            case .call, .finalCall:
+                #expect(!stopped.contains(record.load), "client call after stopLoading (load \(record.load))", sourceLocation: sourceLocation)
+                #expect(!finished.contains(record.load), "client call after the load finished (load \(record.load))", sourceLocation: sourceLocation)
+                if record.event == .finalCall { finished.insert(record.load) }
+            }
+        }
+    }
+
+    @Test("a delegate that cancels mid-stream: no hang, no chunk after the cancel, the task ends cancelled")
+    func cancelMidStream() async throws {
+        final class Canceller: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+            let lock = NSLock()
+            var chunks = 0
+            var done: CheckedContinuation<(any Error)?, Never>?
+            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+                lock.lock(); chunks += 1; let first = chunks == 1; lock.unlock()
+                if first { dataTask.cancel() }
+            }
+            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+                lock.lock(); let continuation = done; done = nil; lock.unlock()
+                continuation?.resume(returning: error)
+            }
+        }
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: Self.makeBundle(folder))
+        let canceller = Canceller()
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: canceller, delegateQueue: nil)
+        ClientCallLog.start()
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            canceller.done = continuation
+            session.dataTask(with: URL(string: "https://life.test/big")!).resume()
+        }
+        // The stop is journalled when stopLoading runs; wait for it rather than for time to pass.
+        try await engine.journal.waitForRequests(matching: RequestPredicate(path: "/big"), timeout: 10)
+        let records = ClientCallLog.finish()
+        #expect((error as? URLError)?.code == .cancelled)
+        let totalChunks = (Self.bigSize + StubURLProtocol.streamingChunkSize - 1) / StubURLProtocol.streamingChunkSize
+        // At most the chunks already on their way to the delegate when it cancelled.
+        #expect(canceller.chunks <= BodyStreamer.window + 1)
+        #expect(canceller.chunks < totalChunks)
+        #expect(records.contains { $0.event == .stopped })
+        Self.expectNoLateCalls(records)
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.error?.code == URLError.cancelled.rawValue)
+    }
+
+    @Test("a delayed response cancelled before its delay: stopped at the protocol, journalled at once, engine freed")
+    func cancelDelayed() async throws {
+        final class WeakBox: @unchecked Sendable { weak var engine: StubEngine? }
+        let weak = WeakBox()
+        let folder = try TemporaryFolder()
+        do {
+            let engine = StubEngine()
+            weak.engine = engine
+            try engine.activate(folder: Self.makeBundle(folder))
+            let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+            ClientCallLog.start()
+            let result: URLError? = await withCheckedContinuation { continuation in
+                let task = session.dataTask(with: URL(string: "https://life.test/slow")!) { _, _, error in
+                    continuation.resume(returning: error as? URLError)
+                }
+                task.resume()
+                task.cancel()
+            }
+            #expect(result?.code == .cancelled)
+            // The delay is 30 s: the entry arrives now only if stopLoading really stopped the load.
+            try await engine.journal.waitForRequests(matching: RequestPredicate(path: "/slow"), timeout: 5)
+            let records = ClientCallLog.finish()
+            let entry = try #require(engine.journal.entries.first)
+            #expect(entry.error?.code == URLError.cancelled.rawValue)
+            #expect(entry.status == nil)
+            Self.expectNoLateCalls(records)
+            #expect(!records.contains { $0.event == .call || $0.event == .finalCall })
+            engine.unregister()
+            session.finishTasksAndInvalidate()
+        }
+        // Nothing (a pending timer, a work item, a cycle) may keep the engine for the 30 s delay.
+        let released = await Eventually.becomesTrue(within: 5) { weak.engine == nil }
+        #expect(released, "the engine is still alive after the cancelled delayed request")
+    }
+
+    @Test("500 requests with a 5 ms delay on one session: every task completes once, no late client call")
+    func manyDelayedRequests() async throws {
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: Self.makeBundle(folder))
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        ClientCallLog.start()
+        let completions = Locked([Int: Int]())
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<500 {
+                group.addTask {
+                    let result = await session.result("GET", "https://life.test/quick-delay")
+                    completions.withLock { $0[i, default: 0] += 1 }
+                    #expect(result.text == "done")
+                }
+            }
+        }
+        let records = ClientCallLog.finish()
+        #expect(completions.withLock { $0.count } == 500)
+        #expect(completions.withLock { $0.values.allSatisfy { $0 == 1 } })
+        #expect(engine.journal.entries.count == 500)
+        Self.expectNoLateCalls(records)
+    }
+
+    @Test("a throttled body cancelled half-way stops dripping: no chunk after the stop")
+    func cancelThrottled() async throws {
+        final class Dripper: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+            let lock = NSLock()
+            var bytes = 0
+            var done: CheckedContinuation<(any Error)?, Never>?
+            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+                lock.lock(); bytes += data.count; let enough = bytes >= 2000; lock.unlock()
+                if enough { dataTask.cancel() }
+            }
+            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+                lock.lock(); let continuation = done; done = nil; lock.unlock()
+                continuation?.resume(returning: error)
+            }
+        }
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: Self.makeBundle(folder))
+        let dripper = Dripper()
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: dripper, delegateQueue: nil)
+        ClientCallLog.start()
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            dripper.done = continuation
+            session.dataTask(with: URL(string: "https://life.test/drip")!).resume()
+        }
+        try await engine.journal.waitForRequests(matching: RequestPredicate(path: "/drip"), timeout: 10)
+        let records = ClientCallLog.finish()
+        #expect((error as? URLError)?.code == .cancelled)
+        #expect(dripper.bytes < 40_000)
+        Self.expectNoLateCalls(records)
+    }
+}
+}
