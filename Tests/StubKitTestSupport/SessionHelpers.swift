@@ -25,7 +25,12 @@ extension URLSession {
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return await withCheckedContinuation { continuation in
+        return await result(for: request)
+    }
+
+    /// Runs a data task for a prepared request (completion-handler style) and returns its outcome.
+    public func result(for request: URLRequest) async -> TaskResult {
+        await withCheckedContinuation { continuation in
             dataTask(with: request) { data, response, error in
                 continuation.resume(returning: TaskResult(data: data, response: response as? HTTPURLResponse, error: error as? URLError))
             }.resume()

@@ -44,16 +44,35 @@ final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
+    /// Where tasks are created: FoundationNetworking's sessions share one serial work queue, and
+    /// making a task from inside `startLoading` (which runs on it) would wait for that queue itself.
+    private let startQueue = DispatchQueue(label: "StubKit.forwarder.start")
+
     /// Starts sending `request` (whose body, if any, is in `httpBody`); `receiver` hears the outcome.
     /// - Returns: a cancel function, which ends the exchange with no further calls to `receiver`.
     @discardableResult
     func forward(_ request: URLRequest, to receiver: any ForwardingReceiver) -> @Sendable () -> Void {
-        let task = session.dataTask(with: request)
-        let id = task.taskIdentifier
-        receivers.withLock { $0[id] = receiver }
-        task.resume()
+        // The task once made, and whether a cancel came first (then it is never made).
+        let started = Locked<(task: URLSessionTask?, cancelled: Bool)>((nil, false))
+        startQueue.async { [session, receivers] in
+            guard let session else { return }
+            let task = session.dataTask(with: request)
+            let go = started.withLock { state -> Bool in
+                guard !state.cancelled else { return false }
+                state.task = task
+                return true
+            }
+            guard go else { return }
+            receivers.withLock { $0[task.taskIdentifier] = receiver }
+            task.resume()
+        }
         return { [receivers] in
-            if receivers.withLock({ $0.removeValue(forKey: id) }) != nil { task.cancel() }
+            let task = started.withLock { state -> URLSessionTask? in
+                state.cancelled = true
+                return state.task
+            }
+            guard let task else { return }
+            if receivers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) != nil { task.cancel() }
         }
     }
 
