@@ -20,8 +20,8 @@ public final class StubEngine: Sendable {
     public let fixedNow: Date?
     /// The seed of random delays (`STUB_SEED`).
     public let seed: UInt64
-    /// Every request the engine answered or refused.
-    public let journal = StubJournal()
+    /// Every request the engine answered, refused or passed through, within the journal's limits.
+    public let journal: StubJournal
     private let loader: BundleLoader
     private let state: Locked<Shared>
 
@@ -37,7 +37,8 @@ public final class StubEngine: Sendable {
     }
 
     public init(mode: Mode = .strict, killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0,
-                loaderOptions: BundleLoader.Options = .engine) {
+                loaderOptions: BundleLoader.Options = .engine, journalLimits: StubJournal.Limits = .default) {
+        self.journal = StubJournal(limits: journalLimits)
         self.mode = mode
         self.fixedNow = now
         self.seed = seed

@@ -9,13 +9,22 @@ import Foundation
 struct ResponseBodyReader {
     let body: ResponseBody
     let length: Int
+    /// Why the body cannot be sent (a response file that went missing or is no regular file any more).
+    let problem: (any Error)?
 
     init(_ body: ResponseBody) {
         self.body = body
         switch body {
-        case .empty: length = 0
-        case .inline(let data), .json(let data): length = data.count
-        case .file(let url): length = (try? Self.regularFileSize(url)) ?? 0
+        case .empty: length = 0; problem = nil
+        case .inline(let data), .json(let data): length = data.count; problem = nil
+        case .file(let url):
+            do {
+                length = try Self.regularFileSize(url)
+                problem = nil
+            } catch {
+                length = 0
+                problem = error
+            }
         }
     }
 

@@ -130,6 +130,10 @@ final class StubLoad: @unchecked Sendable {
             if let body = templates.body { renderedBody = Data(body.render(&context).utf8) }
         }
         let reader = renderedBody.map { ResponseBodyReader(.inline($0)) } ?? ResponseBodyReader(response.body)
+        if let problem = reader.problem {
+            fail(Self.unreadable(match, url: url, problem), request: stubRequest, match: match)
+            return
+        }
         let length = String(reader.length)
         if headers["Content-Length"] != length { headers["Content-Length"] = length }
         guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
@@ -169,10 +173,7 @@ final class StubLoad: @unchecked Sendable {
                            truncated: sent.truncated, final: true)
                     self.executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
                 case .failure(let error):
-                    self.fail(URLError(.cannotOpenFile, userInfo: [
-                        NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)",
-                        NSURLErrorFailingURLErrorKey: url,
-                    ]), request: stubRequest, match: match)
+                    self.fail(Self.unreadable(match, url: url, error), request: stubRequest, match: match)
                 }
             })
         self.streamer = streamer
@@ -244,6 +245,13 @@ final class StubLoad: @unchecked Sendable {
                          responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
                          error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
         }
+    }
+
+    private static func unreadable(_ match: StubMatch, url: URL, _ error: any Error) -> URLError {
+        URLError(.cannotOpenFile, userInfo: [
+            NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)",
+            NSURLErrorFailingURLErrorKey: url,
+        ])
     }
 
     private static func reference(_ match: StubMatch) -> JournalEntry.RuleReference {
