@@ -75,6 +75,11 @@ public final class StubJournal: Sendable {
         state.withLock { $0.dropped }
     }
 
+    /// Waits in progress (for tests: a wait is woken by the entry that satisfies it, inside `record`).
+    var waiterCount: Int {
+        state.withLock { $0.waiters.count }
+    }
+
     public func clear() {
         state.withLock { state in
             state.storage = []
