@@ -76,6 +76,11 @@ final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         }
     }
 
+    /// The protocol classes of the forwarder's session (for tests: StubURLProtocol is never among them).
+    var protocolClasses: [AnyClass] {
+        session.configuration.protocolClasses ?? []
+    }
+
     private func receiver(for task: URLSessionTask) -> (any ForwardingReceiver)? {
         receivers.withLock { $0[task.taskIdentifier] }
     }

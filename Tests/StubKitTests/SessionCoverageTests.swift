@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+/// Whether this platform can put StubKit into the default and ephemeral configurations (Apple's
+/// Objective-C runtime); on Linux those tests are skipped, visibly, with the reason.
+let appleRuntime: Bool = {
+    #if canImport(ObjectiveC)
+    return true
+    #else
+    return false
+    #endif
+}()
+
+extension URLProtocolSuites {
+/// Which sessions a registered engine reaches. The README's per-platform table states the same.
+@Suite(.serialized)
+struct SessionCoverageTests {
+    @Test("Apple: once registered, new .default and .ephemeral configurations carry StubURLProtocol first; the opt-out and unregister() remove it",
+          .enabled(if: appleRuntime, "needs the Objective-C runtime to replace the configuration getters: Apple platforms only"))
+    func appleConfigurationsCovered() {
+        let engine = StubEngine()
+        engine.register()
+        #expect(URLSessionConfiguration.default.protocolClasses?.first == StubURLProtocol.self)
+        #expect(URLSessionConfiguration.ephemeral.protocolClasses?.first == StubURLProtocol.self)
+        engine.register(covering: .sharedSessionOnly)
+        #expect(URLSessionConfiguration.default.protocolClasses?.contains { $0 == StubURLProtocol.self } != true)
+        engine.register()
+        engine.unregister()
+        #expect(URLSessionConfiguration.ephemeral.protocolClasses?.contains { $0 == StubURLProtocol.self } != true)
+    }
+
+    @Test("Linux: a registered engine does not reach sessions made from a configuration (use install(into:))",
+          .enabled(if: !appleRuntime, "the Linux caveat; Apple platforms cover these sessions"))
+    func linuxConfigurationsNotCovered() {
+        let engine = StubEngine()
+        engine.register()
+        defer { engine.unregister() }
+        #expect(URLSessionConfiguration.default.protocolClasses?.contains { $0 == StubURLProtocol.self } != true)
+        let configuration = URLSessionConfiguration.stubbed(by: engine)
+        #expect(configuration.protocolClasses?.first == StubURLProtocol.self)
+    }
+
+    @Test("the forwarder's own session never contains StubURLProtocol, so a forwarded request cannot loop back")
+    func forwarderIsNotIntercepted() {
+        let engine = StubEngine(killSwitch: true)
+        engine.register()
+        defer { engine.unregister() }
+        #expect(Forwarder.shared.protocolClasses.contains { $0 == StubURLProtocol.self } == false)
+    }
+}
+}
