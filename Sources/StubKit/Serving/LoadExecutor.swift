@@ -53,6 +53,11 @@ final class LoadExecutor: @unchecked Sendable {
         lock.withLock { stopped || finished }
     }
 
+    /// Whether the last client call was made (as opposed to the load being stopped first).
+    var hasFinished: Bool {
+        lock.withLock { finished }
+    }
+
     /// Calls the client, unless the load was stopped or has finished. Call only from the load's context
     /// (in `startLoading`, or inside ``perform(_:)`` / ``after(_:_:)``). `ends` marks the last call
     /// (finished or failed): nothing is delivered after it.

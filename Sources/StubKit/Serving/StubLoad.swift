@@ -50,6 +50,9 @@ final class StubLoad: @unchecked Sendable {
         self.isDownload = StubURLProtocol.unsupportedTaskReason(task)
     }
 
+    /// Whether the load made its last client call (finished or failed), rather than being stopped.
+    var hasFinished: Bool { executor.hasFinished }
+
     /// Called in `startLoading`, on its thread.
     func start(_ original: URLRequest) {
         var request = original

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// ``StubEngine/register()`` or ``StubEngine/install(into:)``), because the URL loading system creates
 /// protocol instances itself and gives them no way to be told which engine to ask.
 public final class StubURLProtocol: URLProtocol {
-    // Set in startLoading, taken in stopLoading (possibly on another thread in the Linux fallback).
+    // Set in startLoading, read in stopLoading and `client` (possibly on other threads).
     private let load = Locked<StubLoad?>(nil)
 
     /// The engine that answers requests, process-wide.
@@ -57,12 +57,23 @@ public final class StubURLProtocol: URLProtocol {
         load.start(request)
     }
 
+    #if canImport(FoundationNetworking)
+    /// No client once the load has finished.
+    ///
+    /// FoundationNetworking's `cancel()` takes the protocol in one work-queue block and, in a second
+    /// one, calls `stopLoading()` and then `client?.urlProtocol(_:didFailWithError:)`. When the load
+    /// finishes between the two, the task has completed and may have left the session's registry, and
+    /// that call traps inside FoundationNetworking (seen under random cancellation). A finished load
+    /// needs no more calls, so it shows no client; a stopped one still does, for the cancel error.
+    public override var client: (any URLProtocolClient)? {
+        get { load.withLock({ $0 })?.hasFinished == true ? nil : super.client }
+        set { super.client = newValue }
+    }
+    #endif
+
     public override func stopLoading() {
-        let load = self.load.withLock { current -> StubLoad? in
-            defer { current = nil }
-            return current
-        }
-        load?.stop()
+        // The load stays (stopping twice is harmless): `client` asks it whether it has finished.
+        load.withLock { $0 }?.stop()
     }
 
     // MARK: What the task takes
