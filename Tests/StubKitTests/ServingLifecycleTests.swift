@@ -48,29 +48,13 @@ struct ServingLifecycleTests {
 
     @Test("a delegate that cancels mid-stream: no hang, no chunk after the cancel, the task ends cancelled")
     func cancelMidStream() async throws {
-        final class Canceller: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-            let lock = NSLock()
-            var chunks = 0
-            var done: CheckedContinuation<(any Error)?, Never>?
-            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-                lock.lock(); chunks += 1; let first = chunks == 1; lock.unlock()
-                if first { dataTask.cancel() }
-            }
-            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-                lock.lock(); let continuation = done; done = nil; lock.unlock()
-                continuation?.resume(returning: error)
-            }
-        }
         let folder = try TemporaryFolder()
         let engine = StubEngine()
         try engine.activate(folder: Self.makeBundle(folder))
-        let canceller = Canceller()
+        let canceller = CancellingDelegate { chunks, _ in chunks == 1 }
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: canceller, delegateQueue: nil)
         ClientCallLog.start()
-        let error: (any Error)? = await withCheckedContinuation { continuation in
-            canceller.done = continuation
-            session.dataTask(with: URL(string: "https://life.test/big")!).resume()
-        }
+        let error = await canceller.run(URL(string: "https://life.test/big")!, on: session)
         // The stop is journalled when stopLoading runs; wait for it rather than for time to pass.
         try await engine.journal.waitForRequests(matching: RequestPredicate(path: "/big"), timeout: 10)
         let records = ClientCallLog.finish()
@@ -146,29 +130,13 @@ struct ServingLifecycleTests {
 
     @Test("a throttled body cancelled half-way stops dripping: no chunk after the stop")
     func cancelThrottled() async throws {
-        final class Dripper: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-            let lock = NSLock()
-            var bytes = 0
-            var done: CheckedContinuation<(any Error)?, Never>?
-            func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-                lock.lock(); bytes += data.count; let enough = bytes >= 2000; lock.unlock()
-                if enough { dataTask.cancel() }
-            }
-            func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-                lock.lock(); let continuation = done; done = nil; lock.unlock()
-                continuation?.resume(returning: error)
-            }
-        }
         let folder = try TemporaryFolder()
         let engine = StubEngine()
         try engine.activate(folder: Self.makeBundle(folder))
-        let dripper = Dripper()
+        let dripper = CancellingDelegate { _, bytes in bytes >= 2000 }
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: dripper, delegateQueue: nil)
         ClientCallLog.start()
-        let error: (any Error)? = await withCheckedContinuation { continuation in
-            dripper.done = continuation
-            session.dataTask(with: URL(string: "https://life.test/drip")!).resume()
-        }
+        let error = await dripper.run(URL(string: "https://life.test/drip")!, on: session)
         try await engine.journal.waitForRequests(matching: RequestPredicate(path: "/drip"), timeout: 10)
         let records = ClientCallLog.finish()
         #expect((error as? URLError)?.code == .cancelled)
