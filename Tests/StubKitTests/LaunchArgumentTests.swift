@@ -39,6 +39,10 @@ struct LaunchArgumentTests {
         #expect(configuration.now == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
         let missing = LaunchConfiguration(arguments: ["/app", "-STUB_SEED"], environment: [:])
         #expect(missing.problems == ["launch argument -STUB_SEED: no value follows it"])
+        // A flag after it is no value: the kill switch is still read.
+        let followed = LaunchConfiguration(arguments: ["/app", "-STUB_SEED", "-STUB_KILL_NETWORK"], environment: [:])
+        #expect(followed.killSwitch)
+        #expect(followed.problems == ["launch argument -STUB_SEED: no value follows it"])
     }
 
     @Test("a folder without a rules file is no template: SwiftPM resource bundles are not offered or suggested")

@@ -92,6 +92,59 @@ struct PassThroughTests {
         #expect(entry.summary.hasSuffix("(passed through)"))
     }
 
+    @Test("a large pass-through reaches a completion handler whole, and a session delegate in order")
+    func largePassThrough() async throws {
+        var big = Data(count: 3 * 1024 * 1024 + 11)
+        big.withUnsafeMutableBytes { for i in 0..<$0.count { $0[i] = UInt8(truncatingIfNeeded: i &* 131) } }
+        let bigServer = try LoopbackServer(status: 200, headers: ["Content-Type": "application/octet-stream"], body: big)
+        let bundle = try folder.bundle("big-orders", ["stubsRules.json": """
+        { "host": "127.0.0.1", "rules": [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "never" }, "body": "stub" } ] }
+        """])
+        let engine = StubEngine()
+        try engine.activate(folder: bundle)
+        var request = URLRequest(url: bigServer.baseURL.appendingPathComponent("orders"))
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("no match".utf8))
+        let whole = await URLSession(configuration: .stubbed(by: engine, base: .ephemeral)).result(for: request)
+        #expect(whole.data?.count == big.count)
+        #expect(whole.data == big)
+
+        request.httpBodyStream = InputStream(data: Data("no match".utf8))
+        let collector = CancellingDelegate { _, _ in false }
+        let delegated = URLSession(configuration: .stubbed(by: engine, base: .ephemeral), delegate: collector, delegateQueue: nil)
+        let error: (any Error)? = await withCheckedContinuation { continuation in
+            collector.onComplete = { continuation.resume(returning: $0) }
+            delegated.dataTask(with: request).resume()
+        }
+        #expect(error == nil)
+        #expect(collector.data == big)
+    }
+
+    @Test("cancelling a pass-through whose server never answers: no crash, the task ends cancelled, journalled as a pass-through")
+    func cancelPassThrough() async throws {
+        let silent = try SilentServer()
+        let bundle = try folder.bundle("silent", ["stubsRules.json": """
+        { "host": "127.0.0.1", "rules": [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "never" }, "body": "stub" } ] }
+        """])
+        let engine = StubEngine()
+        try engine.activate(folder: bundle)
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        var request = URLRequest(url: silent.baseURL.appendingPathComponent("orders"))
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("no match".utf8))
+        let result: URLError? = await withCheckedContinuation { continuation in
+            let task = session.dataTask(with: request) { _, _, error in continuation.resume(returning: error as? URLError) }
+            // Cancel once the forwarded request has reached the server (its own event).
+            silent.onConnection = { task.cancel() }
+            task.resume()
+        }
+        #expect(result?.code == .cancelled)
+        try await engine.journal.waitForRequests(matching: RequestPredicate("POST", path: "/orders"), timeout: 10)
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.passedThrough)
+        #expect(entry.error?.code == URLError.cancelled.rawValue)
+    }
+
     @Test("with the kill switch on, the same unmatched request fails and nothing reaches the server")
     func killSwitchStillHolds() async throws {
         engine.setKillSwitch(true)

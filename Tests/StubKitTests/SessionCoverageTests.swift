@@ -45,11 +45,14 @@ struct SessionCoverageTests {
         #expect(configuration.protocolClasses?.first == StubURLProtocol.self)
     }
 
-    @Test("the forwarder's own session never contains StubURLProtocol, so a forwarded request cannot loop back")
+    @Test("the forwarder's configuration drops StubURLProtocol, so a forwarded request cannot loop back")
     func forwarderIsNotIntercepted() {
-        let engine = StubEngine(killSwitch: true)
-        engine.register()
-        defer { engine.unregister() }
+        // What the ephemeral configuration looks like on Apple platforms while an engine is registered.
+        let covered = URLSessionConfiguration.ephemeral
+        StubURLProtocol.prepend(to: covered)
+        let configuration = Forwarder.configuration(from: covered)
+        #expect(configuration.protocolClasses?.contains { $0 == StubURLProtocol.self } == false)
+        #expect(configuration.httpCookieStorage == nil)
         #expect(Forwarder.shared.protocolClasses.contains { $0 == StubURLProtocol.self } == false)
     }
 }

@@ -29,9 +29,9 @@ struct TemplateOutputTests {
           { "path": "/other-counter", "template": true, "body": "other {{hit}}", "contentType": "text/plain" },
           { "path": "/stateful", "responses": [ { "body": "one" }, { "body": "two" } ] },
           { "path": "/header", "template": true, "headers": { "X-Echo": "{{query.v}}" }, "body": "ok" },
-          { "path": "/text", "template": true, "body": "raw {{query.q}}", "contentType": "text/plain" }
+          { "path": "/text", "template": true, "body": "raw {{query.q}} json {{query.q | json}}", "contentType": "text/plain" }
         ] }
-        """#, "file.json": #"{"title": "{{query.t}}", "n": {{query.n | number}}, "hit": {{hit}}}"#])
+        """#, "file.json": #"{"title": "{{query.t}}", "n": {{query.n | number}}, "raw": {{query.n}}, "hit": {{hit}}}"#])
         engine = StubEngine()
         try engine.activate(folder: bundle)
         session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
@@ -61,6 +61,8 @@ struct TemplateOutputTests {
         let json = try #require(result.json, "not JSON: \(result.text ?? "nil")")
         #expect(json["title"] as? String == value)
         #expect(json["n"] as? Int == 42)
+        // Unfiltered outside a string: written as it comes, as templates always did.
+        #expect(json["raw"] as? Int == 42)
         #expect(json["hit"] as? Int == 0)
     }
 
@@ -93,10 +95,10 @@ struct TemplateOutputTests {
         #expect(result.response?.value(forHTTPHeaderField: "Set-Cookie") == nil)
     }
 
-    @Test("text bodies take values as they are, unescaped")
+    @Test("text bodies take values as they are, unescaped; a filter writes the JSON form")
     func textBodyUnescaped() async throws {
         let result = await session.result("GET", "https://tpl.test/text?q=\(Self.query(#"a"b\"#))")
-        #expect(result.text == #"raw a"b\"#)
+        #expect(result.text == #"raw a"b\ json "a\"b\\""#)
     }
 
     @Test("an unknown filter is a load-time error naming the rule and suggesting the closest filter")

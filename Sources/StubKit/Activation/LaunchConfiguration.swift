@@ -99,7 +99,9 @@ public struct LaunchConfiguration: Sendable, Hashable {
             } else if let equals = flag.firstIndex(of: "="), [Self.nowPrefix, Self.seedPrefix].contains(String(flag[..<equals])) {
                 setting(String(flag[..<equals]), String(flag[flag.index(after: equals)...]), from: "launch argument")
             } else if dashed, [Self.nowPrefix, Self.seedPrefix].contains(flag) {
-                if let value = rest.popFirst() {
+                // A following flag is no value: `-STUB_SEED -STUB_KILL_NETWORK` must not eat the switch.
+                if let value = rest.first, !value.hasPrefix("-") {
+                    rest.removeFirst()
                     setting(flag, value, from: "launch argument")
                 } else {
                     problems.append("launch argument -\(flag): no value follows it")

@@ -18,8 +18,8 @@ public struct ResponseTemplate: Sendable, Hashable {
         case text
         /// JSON (a `json` body, a JSON response file or body): inside a string, values are escaped so
         /// the output stays valid JSON; a placeholder that is a whole string with the `json` or
-        /// `number` filter (`"{{body.id | json}}"`) is replaced, quotes and all, by a JSON value;
-        /// outside strings, values go in as JSON values.
+        /// `number` filter (`"{{body.id | json}}"`) is replaced, quotes and all, by a JSON value.
+        /// Outside strings a filtered value goes in as a JSON value, an unfiltered one as text.
         case json
     }
 
@@ -30,11 +30,11 @@ public struct ResponseTemplate: Sendable, Hashable {
 
     /// How a value goes into the output.
     enum Insertion: Sendable, Hashable {
-        /// As text (text syntax).
+        /// As text (no filter, outside a JSON string).
         case raw
         /// Escaped as the content of a JSON string.
         case jsonStringContent
-        /// As a JSON value (JSON syntax: a whole-string placeholder with a filter, or outside strings).
+        /// As a JSON value (a filter, outside a JSON string or replacing a whole one).
         case jsonValue
     }
 
@@ -102,9 +102,11 @@ public struct ResponseTemplate: Sendable, Hashable {
                 var after = close + 2
                 do {
                     let (field, filter) = try Self.placeholder(inside, pathParameters: pathParameters)
-                    var insertion = Insertion.raw
-                    if syntax == .json {
-                        insertion = inString ? .jsonStringContent : .jsonValue
+                    // A filter asks for a JSON value; without one a value goes in as text, as it always
+                    // did (`{"id": {{path.id}}}` gives `{"id": 42}`), escaped inside a JSON string.
+                    var insertion: Insertion = filter == nil ? .raw : .jsonValue
+                    if syntax == .json, inString {
+                        insertion = .jsonStringContent
                         // A whole string holding one filtered placeholder becomes a JSON value: drop its quotes.
                         if inString, filter != nil, stringStart == i - 1, pending.last == UInt8(ascii: "\""),
                            after < bytes.count, bytes[after] == UInt8(ascii: "\"") {

@@ -51,6 +51,10 @@ public struct JournalEntry: Sendable {
         self.nearMisses = nearMisses
     }
 
+    /// Bodies larger than this were counted, not kept. The limit is now the journal's own.
+    @available(*, deprecated, message: "use StubJournal.Limits.maximumBodySize (engine.journal.limits)")
+    public static var maximumBodySize: Int { StubJournal.Limits.default.maximumBodySize }
+
     /// A rule as the journal names it.
     public struct RuleReference: Sendable, Hashable {
         public var name: String

@@ -30,49 +30,63 @@ final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     private override init() {
         super.init()
-        let configuration = URLSessionConfiguration.ephemeral.copy() as! URLSessionConfiguration
-        // On Apple platforms the ephemeral configuration may carry StubURLProtocol (see
-        // StubEngine.register()); a forwarded request must never come back to StubKit.
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "StubKit.forwarder"
+        session = URLSession(configuration: Self.configuration(from: .ephemeral), delegate: self, delegateQueue: queue)
+    }
+
+    /// The forwarder's configuration: `base` without StubURLProtocol (on Apple platforms the ephemeral
+    /// configuration carries it while an engine is registered, and a forwarded request must never
+    /// come back to StubKit), and with no cookies or cache of its own.
+    static func configuration(from base: URLSessionConfiguration) -> URLSessionConfiguration {
+        let configuration = base.copy() as! URLSessionConfiguration
         configuration.protocolClasses = (configuration.protocolClasses ?? []).filter { $0 != StubURLProtocol.self }
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "StubKit.forwarder"
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        return configuration
     }
 
-    /// Where tasks are created: FoundationNetworking's sessions share one serial work queue, and
-    /// making a task from inside `startLoading` (which runs on it) would wait for that queue itself.
-    private let startQueue = DispatchQueue(label: "StubKit.forwarder.start")
+    /// Where tasks are made, resumed and cancelled. On Linux every session's work queue targets one
+    /// shared serial queue, and FoundationNetworking 6.3 makes, resumes and cancels tasks with a
+    /// `sync` on it: doing any of that from `startLoading` or `stopLoading` (which run there) traps.
+    private let controlQueue = DispatchQueue(label: "StubKit.forwarder.control")
+
+    /// One forwarded exchange: made, then maybe cancelled, in any order, under one lock.
+    private final class Exchange: @unchecked Sendable {
+        let lock = NSLock()
+        var task: URLSessionTask?
+        var cancelled = false
+    }
 
     /// Starts sending `request` (whose body, if any, is in `httpBody`); `receiver` hears the outcome.
-    /// - Returns: a cancel function, which ends the exchange with no further calls to `receiver`.
+    /// - Returns: a cancel function, which ends the exchange with no further calls to `receiver`; a
+    ///   cancel before the task is made means it is never made.
     @discardableResult
     func forward(_ request: URLRequest, to receiver: any ForwardingReceiver) -> @Sendable () -> Void {
-        // The task once made, and whether a cancel came first (then it is never made).
-        let started = Locked<(task: URLSessionTask?, cancelled: Bool)>((nil, false))
-        startQueue.async { [session, receivers] in
+        let exchange = Exchange()
+        controlQueue.async { [session, receivers] in
             guard let session else { return }
+            exchange.lock.lock()
+            defer { exchange.lock.unlock() }
+            guard !exchange.cancelled else { return }
             let task = session.dataTask(with: request)
-            let go = started.withLock { state -> Bool in
-                guard !state.cancelled else { return false }
-                state.task = task
-                return true
-            }
-            guard go else { return }
             receivers.withLock { $0[task.taskIdentifier] = receiver }
+            exchange.task = task
             task.resume()
         }
-        return { [receivers] in
-            let task = started.withLock { state -> URLSessionTask? in
-                state.cancelled = true
-                return state.task
+        return { [controlQueue, receivers] in
+            controlQueue.async {
+                exchange.lock.lock()
+                exchange.cancelled = true
+                let task = exchange.task
+                exchange.lock.unlock()
+                guard let task else { return }
+                receivers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                task.cancel()
             }
-            guard let task else { return }
-            if receivers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) != nil { task.cancel() }
         }
     }
 

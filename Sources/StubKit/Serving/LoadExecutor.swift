@@ -34,6 +34,9 @@ final class LoadExecutor: @unchecked Sendable {
     private var queue: DispatchQueue?
     #else
     private let runLoop: CFRunLoop
+    /// The common modes and the mode the protocol thread was running in at `startLoading` (it may
+    /// run a private mode, as Apple's CustomHTTPProtocol sample warns).
+    private let modes: CFArray
     #endif
 
     /// Must be called on the thread (queue) that is running `startLoading`.
@@ -44,6 +47,11 @@ final class LoadExecutor: @unchecked Sendable {
         self.task = task
         #else
         self.runLoop = CFRunLoopGetCurrent()
+        var modes: [CFString] = [CFRunLoopMode.commonModes.rawValue]
+        if let current = CFRunLoopCopyCurrentMode(runLoop), current != CFRunLoopMode.commonModes {
+            modes.append(current.rawValue)
+        }
+        self.modes = modes as CFArray
         #endif
         ClientCallLog.record(.started, load: id)
     }
@@ -92,7 +100,7 @@ final class LoadExecutor: @unchecked Sendable {
             body()
         }
         #else
-        CFRunLoopPerformBlock(runLoop, CFRunLoopMode.commonModes.rawValue) { [self] in
+        CFRunLoopPerformBlock(runLoop, modes) { [self] in
             guard !isOver else { return }
             body()
         }
@@ -107,6 +115,10 @@ final class LoadExecutor: @unchecked Sendable {
             perform(body)
             return
         }
+        // A source that is made and never resumed traps when it is released: make none for a load
+        // that is over (the check is repeated under the lock below, where the source is resumed or
+        // cancelled after resuming).
+        guard !isOver else { return }
         #if canImport(FoundationNetworking)
         let source = DispatchSource.makeTimerSource(queue: context())
         source.setEventHandler { [weak self] in
@@ -124,16 +136,27 @@ final class LoadExecutor: @unchecked Sendable {
         #endif
         source.schedule(deadline: .now() + seconds)
         lock.withLock {
-            guard !stopped, !finished else { return }
+            source.resume()
+            guard !stopped, !finished else {
+                source.cancel()
+                return
+            }
             timer?.cancel()
             timer = source
-            source.resume()
         }
     }
 
     private func cancelTimer() {
         timer?.cancel()
         timer = nil
+    }
+
+    /// Finds the context now, on the thread that runs `startLoading`, before work arrives from
+    /// elsewhere (the forwarder's queue): reflection over the task must not race its own queue.
+    func prepareContext() {
+        #if canImport(FoundationNetworking)
+        _ = context()
+        #endif
     }
 
     #if canImport(FoundationNetworking)

@@ -30,6 +30,7 @@ final class StubLoad: @unchecked Sendable {
         var status: Int?
         var headers: [String: String] = [:]
         var journalled = false
+        var passedThrough = false
         var cancelForward: (@Sendable () -> Void)?
     }
 
@@ -41,6 +42,8 @@ final class StubLoad: @unchecked Sendable {
         var kept = Data()
         var count = 0
         var truncated = false
+        /// The whole body, for a task that must get it in one piece (see StubURLProtocol.chunkSize(for:)).
+        var whole: Data?
     }
 
     init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?) {
@@ -59,7 +62,17 @@ final class StubLoad: @unchecked Sendable {
         // Apple's URLSession hands most bodies over as a stream: read it now, so the rules see it.
         // Copying a URLRequest is not free in FoundationNetworking: only when there is a stream.
         if request.httpBody == nil, request.httpBodyStream != nil {
-            request.httpBody = StubURLProtocol.body(of: original)
+            do {
+                request.httpBody = try StubURLProtocol.readBody(of: original)
+            } catch {
+                let stubRequest = StubRequest(original)
+                progress.withLock { $0.request = stubRequest }
+                fail(URLError(.cannotDecodeRawData, userInfo: [
+                    NSLocalizedDescriptionKey: "StubKit could not read the request body stream of \(stubRequest.method) \(stubRequest.url.absoluteString): \(error.localizedDescription)",
+                    NSURLErrorFailingURLErrorKey: original.url as Any,
+                ]), request: stubRequest)
+                return
+            }
         }
         handle(request, redirects: 0)
     }
@@ -75,8 +88,8 @@ final class StubLoad: @unchecked Sendable {
         guard wasRunning else { return }
         let state = progress.withLock { $0 }
         guard let request = state.request else { return }
-        record(request, match: state.match, status: state.status, headers: state.headers, body: nil, final: true,
-               error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]))
+        record(request, match: state.match, status: state.status, headers: state.headers, body: nil,
+               passThrough: state.passedThrough, final: true, error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]))
     }
 
     // MARK: Deciding
@@ -203,8 +216,8 @@ final class StubLoad: @unchecked Sendable {
         // The loading system starts a new load for `next`; this one ends with the user-cancelled error
         // it ignores (as Apple's CustomHTTPProtocol sample does).
         record(stubRequest, match: match, status: response.statusCode, headers: headers, body: Data(), final: true)
+        executor.withClient { client, instance in client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: response) }
         executor.withClient(ends: true) { client, instance in
-            client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: response)
             client.urlProtocol(instance, didFailWithError: NSError(domain: NSCocoaErrorDomain, code: NSUserCancelledError))
         }
         #endif
@@ -213,7 +226,17 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ request: URLRequest, stubRequest: StubRequest) {
+        if let reason = isDownload {
+            fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
+                 request: stubRequest)
+            return
+        }
         relay = Relay(request: stubRequest)
+        // A completion-handler task on Linux keeps only the last `didLoad`: relay its body in one piece.
+        if StubURLProtocol.chunkSize(for: task) == Int.max { relay.whole = Data() }
+        progress.withLock { $0.passedThrough = true }
+        // The forwarder answers on its own queue: find this load's context now, on it.
+        executor.prepareContext()
         let cancel = Forwarder.shared.forward(request, to: self)
         let stoppedMeanwhile = progress.withLock { state -> Bool in
             state.cancelForward = cancel
@@ -291,7 +314,11 @@ extension StubLoad: ForwardingReceiver {
                 relay.truncated = true
             }
             relay.count += data.count
-            executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
+            if relay.whole != nil {
+                relay.whole!.append(data)
+            } else {
+                executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
+            }
         }
     }
 
@@ -304,6 +331,9 @@ extension StubLoad: ForwardingReceiver {
                 record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
                 executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
                 return
+            }
+            if let whole = relay.whole, !whole.isEmpty {
+                executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) }
             }
             record(request, match: nil, status: relay.status, headers: relay.headers, body: relay.kept, bodySize: relay.count,
                    truncated: relay.truncated, passThrough: true, final: true)

@@ -103,8 +103,14 @@ public final class StubURLProtocol: URLProtocol {
     }
 
     /// The request body from `httpBody`, else read from `httpBodyStream` (what Apple's URLSession hands
-    /// a protocol for most requests). `nil` when the loading system gave neither (upload tasks on Linux).
+    /// a protocol for most requests). `nil` when the loading system gave neither (upload tasks on Linux)
+    /// or the stream could not be read.
     static func body(of request: URLRequest) -> Data? {
+        try? readBody(of: request)
+    }
+
+    /// Like ``body(of:)``, but a stream that fails half-way throws instead of passing for a short body.
+    static func readBody(of request: URLRequest) throws -> Data? {
         if let body = request.httpBody { return body }
         guard let stream = request.httpBodyStream else { return nil }
         var data = Data()
@@ -113,7 +119,10 @@ public final class StubURLProtocol: URLProtocol {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let count = stream.read(&buffer, maxLength: buffer.count)
-            if count <= 0 { break }
+            if count == 0 { break }
+            if count < 0 {
+                throw stream.streamError ?? URLError(.cannotDecodeRawData, userInfo: [NSLocalizedDescriptionKey: "the body stream failed after \(data.count) bytes"])
+            }
             data.append(buffer, count: count)
         }
         return data
