@@ -32,7 +32,7 @@ struct RulesDecoder {
 
     mutating func decode(_ root: SourceValue) -> [StubRule] {
         switch root.kind {
-        case .array(let items):
+        case .array(let items) where !root.isSet:
             return decodeRules(items, keyPathPrefix: "", defaults: Defaults())
         case .dictionary(let entries):
             var defaults = Defaults()
@@ -446,7 +446,7 @@ struct RulesDecoder {
         var names: [(String, SourcePosition?)] = []
         switch value.kind {
         case .string(let s): names = [(s, value.position)]
-        case .array(let items):
+        case .array(let items) where !value.isSet:
             for (i, item) in items.enumerated() {
                 if let s = string(item, keyPath: "\(keyPath())[\(i)]") { names.append((s, item.position)) }
             }

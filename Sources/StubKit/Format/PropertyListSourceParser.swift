@@ -3,8 +3,9 @@ import Foundation
 /// Parses a property list into a ``SourceValue`` tree.
 ///
 /// XML property lists are read by a small dedicated parser that keeps the line and column of every
-/// element, because Foundation's reader gives none. Binary property lists (`bplist00`) are decoded by
-/// Foundation; their values carry no positions, so diagnostics name them by key path only.
+/// element, because Foundation's reader gives none. Binary property lists (`bplist00`) are read by
+/// ``BinaryPropertyListParser``, with bounds; their values carry no positions, so diagnostics name them
+/// by key path only.
 public struct PropertyListSourceParser {
     public static let maximumDepth = 256
 
@@ -21,40 +22,8 @@ public struct PropertyListSourceParser {
     // MARK: Binary
 
     private func parseBinary(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
-        let object: Any
-        var format = PropertyListSerialization.PropertyListFormat.binary
-        do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
-        } catch {
-            throw SourceSyntaxError("unreadable binary property list: \(error.localizedDescription)", at: nil)
-        }
-        guard format == .binary, object is [Any] || object is [String: Any] else {
-            throw SourceSyntaxError("unreadable binary property list: the file starts with 'bplist' but is not a valid binary property list", at: nil)
-        }
-        return Self.sourceValue(fromFoundation: object)
-    }
-
-    static func sourceValue(fromFoundation object: Any) -> SourceValue {
-        switch object {
-        case let s as String: return SourceValue(.string(s))
-        case let d as Data: return SourceValue(.data(d))
-        case let d as Date: return SourceValue(.date(d))
-        case let a as [Any]: return SourceValue(.array(a.map(sourceValue(fromFoundation:))))
-        case let dict as [String: Any]:
-            // Binary dictionaries have no order worth keeping; sort so results never depend on hashing.
-            let entries = dict.keys.sorted().map {
-                SourceValue.Entry(key: $0, keyPosition: nil, value: sourceValue(fromFoundation: dict[$0]!))
-            }
-            return SourceValue(.dictionary(entries))
-        case let n as NSNumber:
-            switch String(cString: n.objCType) {
-            case "c", "B": return SourceValue(.bool(n.boolValue))
-            case "f", "d": return SourceValue(.real(n.doubleValue))
-            default: return SourceValue(.integer(n.intValue))
-            }
-        default:
-            return SourceValue(.string(String(describing: object)))
-        }
+        var parser = BinaryPropertyListParser([UInt8](data))
+        return try parser.parse()
     }
 
     // MARK: XML
