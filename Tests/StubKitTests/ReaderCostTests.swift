@@ -13,13 +13,13 @@ struct ReaderCostTests {
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
-    @Test("200,000 \\n escapes in one JSON string parse in linear time (was 8 s)")
+    @Test("1,000,000 \\n escapes in one JSON string parse in linear time (200,000 took 2 s, 800,000 took 17 s)")
     func manyEscapes() throws {
-        let text = "[\"" + String(repeating: "\\n", count: 200_000) + "x\"]"
+        let text = "[\"" + String(repeating: "\\n", count: 1_000_000) + "x\"]"
         var value: SourceValue?
         let elapsed = try seconds { value = try JSONSourceParser().parse(Data(text.utf8)) }
-        #expect(value?.arrayValue?.first?.stringValue?.utf8.count == 200_001)
-        #expect(elapsed < 2, "took \(elapsed) s")
+        #expect(value?.arrayValue?.first?.stringValue?.utf8.count == 1_000_001)
+        #expect(elapsed < 3, "took \(elapsed) s")
     }
 
     @Test("a dictionary of 50,000 keys is checked for duplicates in linear time, and a late duplicate is still found")
