@@ -160,4 +160,40 @@ struct BinaryPropertyListTests {
         c.add([0x14] + B.bigEndian(1, size: 8) + B.bigEndian(0, size: 8))
         #expect(throws: SourceSyntaxError.self) { try parse(c.data(top: 0)) }
     }
+
+    /// Inputs the fuzz targets crashed on (see docs/fuzzing.md); each must now read within bounds or be refused.
+    static var fuzzFindings: [String] {
+        let folder = PackagePaths.fixtures.appendingPathComponent("fuzz")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".bplist") }.sorted()
+    }
+
+    /// Values plus string and data bytes (UTF-8), as the reader charges them.
+    static func expandedSize(_ value: SourceValue) -> Int {
+        switch value.kind {
+        case .array(let items): return 1 + items.reduce(0) { $0 + expandedSize($1) }
+        case .dictionary(let entries): return 1 + entries.reduce(0) { $0 + 1 + $1.key.utf8.count + expandedSize($1.value) }
+        case .string(let s): return 1 + s.utf8.count
+        case .data(let d): return 1 + d.count
+        default: return 1
+        }
+    }
+
+    @Test("binary plists the fuzzer found are read within the expansion bound, or refused", arguments: fuzzFindings)
+    func fuzzFinding(_ name: String) throws {
+        let data = try Data(contentsOf: PackagePaths.fixtures.appendingPathComponent("fuzz").appendingPathComponent(name))
+        var bytes = [UInt8](data)
+        if !bytes.starts(with: Array("bplist00".utf8)) { bytes = Array("bplist00".utf8) + bytes }
+        var parser = BinaryPropertyListParser(bytes)
+        if let value = try? parser.parse() {
+            #expect(Self.expandedSize(value) <= BinaryPropertyListParser.maximumExpandedSize(forFileOfSize: bytes.count))
+        }
+    }
+
+    @Test("bytes above 0x7F in an ASCII string count at their UTF-8 size against the bound (fuzz finding)")
+    func latin1Expansion() throws {
+        let data = try Data(contentsOf: PackagePaths.fixtures.appendingPathComponent("fuzz/bplist-latin1-expansion.bplist"))
+        // Not #expect(throws:): on failure it would print the whole 1 MB tree.
+        let refused = (try? PropertyListSourceParser().parse(data)) == nil
+        #expect(refused, "read a tree whose UTF-8 size passes the bound")
+    }
 }

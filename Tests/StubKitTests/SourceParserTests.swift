@@ -31,6 +31,7 @@ struct SourceParserTests {
         ("", 1, 1, "empty"),
         ("{\"a\": tru}", 1, 7, "expected a JSON value"),
         ("{\"a\": \"x\n\"}", 1, 9, "unterminated string"),
+        ("[1E400]", 1, 2, "too large"),
     ])
     func jsonErrors(text: String, line: Int, column: Int, fragment: String) {
         expectSyntaxError({ (data: Data) throws(SourceSyntaxError) in try JSONSourceParser().parse(data) }, text, line, column, fragment)

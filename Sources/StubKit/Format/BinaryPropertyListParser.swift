@@ -153,20 +153,24 @@ struct BinaryPropertyListParser {
         case 0x5:
             let (count, body) = try length(low, at: start)
             try checkRange(body, count, what: "an ASCII string", object: start)
-            try charge(count, at: start)
             var scalars = String.UnicodeScalarView()
             for b in bytes[body..<body + count] { scalars.append(Unicode.Scalar(b)) }
-            return SourceValue(.string(String(scalars)))
+            let string = String(scalars)
+            // Charged at its size in memory: bytes above 0x7F (read as Latin-1) take two in UTF-8.
+            try charge(string.utf8.count, at: start)
+            return SourceValue(.string(string))
         case 0x6:
             let (count, body) = try length(low, at: start)
             guard count <= Int.max / 2 else { throw fail("a UTF-16 string too long for the file", at: start) }
             try checkRange(body, count * 2, what: "a UTF-16 string", object: start)
-            try charge(count * 2, at: start)
             let units = (0..<count).map { UInt16(bytes[body + 2 * $0]) << 8 | UInt16(bytes[body + 2 * $0 + 1]) }
-            return SourceValue(.string(String(decoding: units, as: UTF16.self)))
+            let string = String(decoding: units, as: UTF16.self)
+            try charge(string.utf8.count, at: start)
+            return SourceValue(.string(string))
         case 0x8:
             try checkRange(start + 1, low + 1, what: "a UID", object: start)
             let uid = SourceValue(.integer(Int(truncatingIfNeeded: readUnsigned(at: start + 1, size: min(low + 1, 8)))))
+            try charge(1 + "CF$UID".utf8.count + 1, at: start) // the key and the value it reads as
             return SourceValue(.dictionary([SourceValue.Entry(key: "CF$UID", keyPosition: nil, value: uid)]))
         case 0xA, 0xC:
             let refs = try references(low, at: start, perItem: 1)

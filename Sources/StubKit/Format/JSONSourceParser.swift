@@ -226,6 +226,8 @@ public struct JSONSourceParser {
             let text = String(decoding: cursor.bytes[start..<cursor.index], as: UTF8.self)
             if isInteger, let i = Int(text) { return SourceValue(.integer(i), at: position) }
             guard let d = Double(text) else { throw SourceSyntaxError("invalid number '\(text)'", at: position) }
+            // Found by the differential tests: 1E400 read as infinity, which JSON cannot express (Foundation refuses it too).
+            guard d.isFinite else { throw SourceSyntaxError("number '\(text.prefix(40))' is too large for a 64-bit floating-point number", at: position) }
             return SourceValue(.real(d), at: position)
         }
     }
