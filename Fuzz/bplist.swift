@@ -9,16 +9,6 @@ public func fuzzBinaryPropertyListReader(_ start: UnsafePointer<UInt8>, _ count:
     var parser = BinaryPropertyListParser(bytes)
     guard let value = try? parser.parse() else { return 0 }
     // Whatever is read stays within the bound the reader promises.
-    precondition(expandedSize(value) <= BinaryPropertyListParser.maximumExpandedSize(forFileOfSize: bytes.count), "expanded past the bound")
+    precondition(BinaryPropertyListParser.expandedSize(of: value) <= BinaryPropertyListParser.maximumExpandedSize(forFileOfSize: bytes.count), "expanded past the bound")
     return 0
-}
-
-private func expandedSize(_ value: SourceValue) -> Int {
-    switch value.kind {
-    case .array(let items): return 1 + items.reduce(0) { $0 + expandedSize($1) }
-    case .dictionary(let entries): return 1 + entries.reduce(0) { $0 + 1 + $1.key.utf8.count + expandedSize($1.value) }
-    case .string(let s): return 1 + s.utf8.count
-    case .data(let d): return 1 + d.count
-    default: return 1
-    }
 }

@@ -167,17 +167,6 @@ struct BinaryPropertyListTests {
         return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".bplist") }.sorted()
     }
 
-    /// Values plus string and data bytes (UTF-8), as the reader charges them.
-    static func expandedSize(_ value: SourceValue) -> Int {
-        switch value.kind {
-        case .array(let items): return 1 + items.reduce(0) { $0 + expandedSize($1) }
-        case .dictionary(let entries): return 1 + entries.reduce(0) { $0 + 1 + $1.key.utf8.count + expandedSize($1.value) }
-        case .string(let s): return 1 + s.utf8.count
-        case .data(let d): return 1 + d.count
-        default: return 1
-        }
-    }
-
     @Test("binary plists the fuzzer found are read within the expansion bound, or refused", arguments: fuzzFindings)
     func fuzzFinding(_ name: String) throws {
         let data = try Data(contentsOf: PackagePaths.fixtures.appendingPathComponent("fuzz").appendingPathComponent(name))
@@ -185,7 +174,7 @@ struct BinaryPropertyListTests {
         if !bytes.starts(with: Array("bplist00".utf8)) { bytes = Array("bplist00".utf8) + bytes }
         var parser = BinaryPropertyListParser(bytes)
         if let value = try? parser.parse() {
-            #expect(Self.expandedSize(value) <= BinaryPropertyListParser.maximumExpandedSize(forFileOfSize: bytes.count))
+            #expect(BinaryPropertyListParser.expandedSize(of: value) <= BinaryPropertyListParser.maximumExpandedSize(forFileOfSize: bytes.count))
         }
     }
 

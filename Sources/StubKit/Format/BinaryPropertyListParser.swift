@@ -25,6 +25,18 @@ struct BinaryPropertyListParser {
         expansionFloor + expansionFactor * size
     }
 
+    /// The size the reader charges for a tree it returned: one per value plus string (UTF-8), key and
+    /// data bytes. The fuzz target and the tests check it against ``maximumExpandedSize(forFileOfSize:)``.
+    static func expandedSize(of value: SourceValue) -> Int {
+        switch value.kind {
+        case .array(let items): return 1 + items.reduce(0) { $0 + expandedSize(of: $1) }
+        case .dictionary(let entries): return 1 + entries.reduce(0) { $0 + 1 + $1.key.utf8.count + expandedSize(of: $1.value) }
+        case .string(let s): return 1 + s.utf8.count
+        case .data(let d): return 1 + d.count
+        default: return 1
+        }
+    }
+
     private let bytes: [UInt8]
     private var offsetSize = 0, refSize = 0, objectCount = 0, offsetTableStart = 0
     /// Decoded objects by index, with their expanded size, so a shared object is read once.
