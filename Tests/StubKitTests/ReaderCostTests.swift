@@ -36,6 +36,18 @@ struct ReaderCostTests {
         #expect(elapsed < 5, "took \(elapsed) s")
     }
 
+    @Test("a rule's 20,000 headers over 20,000 bundle-wide headers merge in linear time (took 30 s)")
+    func manyHeaders() throws {
+        let headers = "{" + (0..<20_000).map { "\"X-H\($0)\": \"v\"" }.joined(separator: ", ") + "}"
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("b", ["stubsRules.json": "{\"headers\": \(headers), \"rules\": [{\"path\": \"/a\", \"headers\": \(headers)}]}"])
+        var result: BundleLoader.Result?
+        let elapsed = seconds { result = BundleLoader().load(folder: bundle) }
+        #expect(result?.diagnostics.isEmpty == true)
+        #expect(result?.bundle.rules.first?.response.headers.count == 20_000)
+        #expect(elapsed < 5, "took \(elapsed) s")
+    }
+
     @Test("a 1 MB unknown key gets no suggestion search over its length, and is quoted by its start only")
     func megabyteKey() throws {
         let key = String(repeating: "k", count: 1 << 20)

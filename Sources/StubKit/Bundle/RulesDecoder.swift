@@ -296,7 +296,9 @@ struct RulesDecoder {
             response.body = .json(entry.value.jsonData())
         case "headers":
             if let headers = stringPairs(entry.value, keyPath: path) {
-                response.headers.removeAll { existing in headers.contains { $0.name.lowercased() == existing.name.lowercased() } }
+                // A set of names, not a scan per header: 20,000 headers over 20,000 defaults took 30 s.
+                let names = Set(headers.map { $0.name.lowercased() })
+                response.headers.removeAll { names.contains($0.name.lowercased()) }
                 response.headers.append(contentsOf: headers)
             }
         case "contentType":
