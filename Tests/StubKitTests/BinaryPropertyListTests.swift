@@ -52,7 +52,7 @@ struct BinaryPropertyListTests {
         let diagnostics = try loadRules(b.data(top: top))
         #expect(diagnostics.map(\.keyPath) == ["[0].body", "[0].name", "[0].path"])
         #expect(diagnostics.map(\.message) == [
-            "expected a string, found a dictionary", "expected a string, found data", "expected a string, found a date",
+            "expected a string, found a UID (a keyed-archiver reference)", "expected a string, found data", "expected a string, found a date",
         ])
     }
 

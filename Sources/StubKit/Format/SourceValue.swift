@@ -73,7 +73,10 @@ public struct SourceValue: Sendable {
         case .date: return "a date"
         case .data: return "data"
         case .array: return isSet ? "a set" : "an array"
-        case .dictionary: return "a dictionary"
+        case .dictionary(let entries):
+            // How binary property lists' UIDs read (NSKeyedArchiver output mistaken for a rules file).
+            if entries.count == 1, entries[0].key == "CF$UID" { return "a UID (a keyed-archiver reference)" }
+            return "a dictionary"
         }
     }
 
