@@ -11,6 +11,7 @@ struct JSONSchemaTests {
     static let structuralCodes: Set<DiagnosticCode> = [
         .invalidTopLevel, .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod,
         .negativeDelay, .unknownError, .conflictingKeys, .invalidValue, .invalidPathPattern,
+        .invalidHeader, .delayTooLong,
     ]
 
     /// Fixtures whose only problem JSON Schema cannot express.

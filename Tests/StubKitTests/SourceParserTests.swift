@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StubKit
+import StubKitTestSupport
 
 struct SourceParserTests {
     @Test("JSON values and keys carry their line and column")
@@ -30,6 +31,7 @@ struct SourceParserTests {
         ("", 1, 1, "empty"),
         ("{\"a\": tru}", 1, 7, "expected a JSON value"),
         ("{\"a\": \"x\n\"}", 1, 9, "unterminated string"),
+        ("[1E400]", 1, 2, "too large"),
     ])
     func jsonErrors(text: String, line: Int, column: Int, fragment: String) {
         expectSyntaxError({ (data: Data) throws(SourceSyntaxError) in try JSONSourceParser().parse(data) }, text, line, column, fragment)
@@ -122,12 +124,16 @@ struct SourceParserTests {
         expectSyntaxError({ (data: Data) throws(SourceSyntaxError) in try PropertyListSourceParser().parse(data) }, text, line, column, fragment)
     }
 
-    @Test("binary junk is a syntax error, not a crash")
+    @Test("binary junk is a syntax error, not a crash (seeded: the seed is in every failure message)")
     func junk() {
-        var generator = SystemRandomNumberGenerator()
-        let junk = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        #expect(throws: SourceSyntaxError.self) { try JSONSourceParser().parse(junk) }
-        #expect(throws: SourceSyntaxError.self) { try PropertyListSourceParser().parse(junk) }
+        var generator = SeededGenerator.fromEnvironment(default: 0x5EED_0001)
+        for round in 0..<20 {
+            let junk = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let context: Comment = "seed \(generator.seed), round \(round) (rerun with STUBKIT_SEED=\(generator.seed))"
+            #expect(throws: SourceSyntaxError.self, context) { try JSONSourceParser().parse(junk) }
+            #expect(throws: SourceSyntaxError.self, context) { try PropertyListSourceParser().parse(junk) }
+            #expect(throws: SourceSyntaxError.self, context) { try PropertyListSourceParser().parse(Data("bplist00".utf8) + junk) }
+        }
         #expect(throws: SourceSyntaxError.self) { try PropertyListSourceParser().parse(Data("bplist00garbage".utf8)) }
     }
 }

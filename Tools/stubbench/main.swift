@@ -21,6 +21,10 @@ while let arg = args.first {
     args.removeFirst()
     switch arg {
     case "--quick": quick = true
+    case "--adversarial":
+        // Hostile input shapes at n and 10n (AdversarialInputs.swift): shows the readers grow linearly.
+        runAdversarialBenchmarks()
+        exit(0)
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
     case "--profile-e2e":
         // Sends stubbed requests through URLSession in a loop and exits: for running under perf.

@@ -174,6 +174,7 @@ public struct BundleLoader: Sendable {
             let standardized = url.standardizedFileURL
             if (try? standardized.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { continue }
             if standardized.deletingLastPathComponent().path == folder.path && rulesFiles.contains(standardized.lastPathComponent) { continue }
+            if Self.isDocumentation(fileName: standardized.lastPathComponent) { continue }
             if !used.contains(standardized.path) { unused.append(display(standardized)) }
         }
         return unused.sorted().map {

@@ -14,6 +14,8 @@ struct RulesDecoder {
     private var errorCount = 0
     /// Files inside the bundle that some rule names (standardized paths).
     private(set) var referencedFiles: Set<String> = []
+    /// Legacy keys used, in order of first use, with where first used and how many times: one note per file.
+    private var legacyUses: [(key: String, position: SourcePosition?, keyPath: String, count: Int)] = []
 
     init(file: String, folder: URL, options: BundleLoader.Options) {
         self.file = file
@@ -31,13 +33,19 @@ struct RulesDecoder {
     // MARK: Top level
 
     mutating func decode(_ root: SourceValue) -> [StubRule] {
+        let rules = decodeTopLevel(root)
+        reportLegacyKeys()
+        return rules
+    }
+
+    private mutating func decodeTopLevel(_ root: SourceValue) -> [StubRule] {
         switch root.kind {
-        case .array(let items):
+        case .array(let items) where !root.isSet:
             return decodeRules(items, keyPathPrefix: "", defaults: Defaults())
         case .dictionary(let entries):
             var defaults = Defaults()
             var rulesValue: SourceValue? = nil
-            var seen: [String] = []
+            var seen: SeenKeys = []
             for entry in entries {
                 guard checkDuplicate(entry, keyPath: "", seen: &seen) else { continue }
                 switch entry.key {
@@ -101,7 +109,7 @@ struct RulesDecoder {
         var name: String? = nil
         var priority = 0
         var bodySources: [(key: String, position: SourcePosition?)] = []
-        var seen: [String] = []
+        var seen: SeenKeys = []
         var responseItems: [(value: SourceValue, keyPath: String)]? = nil
         var whenExhausted = ResponseSequence.Exhausted.repeatLast
         var scenario: String? = nil, whenState: String? = nil, newState: String? = nil
@@ -110,9 +118,8 @@ struct RulesDecoder {
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath, seen: &seen) else { continue }
             // Every legacy key has an underscore; checking for one first spares a hash per key.
-            if options.reportLegacyKeys, entry.key.utf8.contains(UInt8(ascii: "_")), let current = RuleKeys.legacy[entry.key] {
-                report(.legacyKey, at: entry.keyPosition, keyPath: "\(keyPath).\(entry.key)",
-                       "'\(entry.key)' is a legacy key", fix: legacyFix(entry, current: current))
+            if options.reportLegacyKeys, entry.key.utf8.contains(UInt8(ascii: "_")), RuleKeys.legacy[entry.key] != nil {
+                noteLegacyKey(entry, keyPath: keyPath)
             }
             if Self.isResponseKey(entry.key) {
                 decodeResponseKey(entry, into: &response, bodySources: &bodySources, keyPath: keyPath)
@@ -144,7 +151,7 @@ struct RulesDecoder {
             case "query":
                 if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)") { request.query = matchers }
             case "requestHeaders":
-                if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)") {
+                if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)", areHeaders: true) {
                     request.headers.merge(matchers) { _, new in new }
                 }
             case "requestBody":
@@ -179,12 +186,16 @@ struct RulesDecoder {
             case "priority":
                 if let p = integer(entry.value, keyPath: "\(keyPath).\(entry.key)") { priority = p }
             default:
-                unknownKey(entry, keyPath: keyPath, candidates: RuleKeys.rule + RuleKeys.legacy.keys.sorted())
+                // Legacy keys are read, never suggested: a newcomer should learn the current ones.
+                unknownKey(entry, keyPath: keyPath, candidates: RuleKeys.rule)
             }
         }
 
         if request.path == nil && request.urlPattern == nil {
-            let hadBadPath = entries.contains { ["path", "urlRegex", "matching_url"].contains($0.key) }
+            // An unknown 'url' (or another key meaning the path) was already reported with its fix.
+            let hadBadPath = entries.contains {
+                ["path", "urlRegex", "matching_url"].contains($0.key) || ["path", "urlRegex"].contains(Suggestion.aliases[$0.key.lowercased()] ?? "")
+            }
             if !hadBadPath {
                 report(.missingKey, at: value.position, keyPath: keyPath, "the rule has no 'path'",
                        fix: "add a path pattern such as \"path\": \"/restaurants/{id}\" (or \"/**\" to match every path)")
@@ -229,7 +240,7 @@ struct RulesDecoder {
                 // Each response starts from the rule's own response keys and overrides them.
                 var itemResponse = response
                 var itemSources: [(key: String, position: SourcePosition?)] = []
-                var itemSeen: [String] = []
+                var itemSeen: SeenKeys = []
                 for entry in itemEntries {
                     guard checkDuplicate(entry, keyPath: itemPath, seen: &itemSeen) else { continue }
                     guard Self.isResponseKey(entry.key) else {
@@ -285,7 +296,9 @@ struct RulesDecoder {
             response.body = .json(entry.value.jsonData())
         case "headers":
             if let headers = stringPairs(entry.value, keyPath: path) {
-                response.headers.removeAll { existing in headers.contains { $0.name.lowercased() == existing.name.lowercased() } }
+                // A set of names, not a scan per header: 20,000 headers over 20,000 defaults took 30 s.
+                let names = Set(headers.map { $0.name.lowercased() })
+                response.headers.removeAll { names.contains($0.name.lowercased()) }
                 response.headers.append(contentsOf: headers)
             }
         case "contentType":
@@ -376,17 +389,36 @@ struct RulesDecoder {
         return result
     }
 
-    private func legacyFix(_ entry: SourceValue.Entry, current: String) -> String {
-        switch entry.key {
-        case "json_file":
-            let base = entry.value.stringValue ?? "name"
-            return "write \"response\": \"\(base).json\""
-        case "status_code":
-            return "write \"status\" as an integer"
-        case "matching_url":
-            return "write 'urlRegex' (same meaning), or a 'path' pattern, which is faster and can be checked for shadowing"
-        default:
-            return "write '\(current)'"
+    /// Records a legacy key for the one note per file; an empty `inline_response` gets its own note.
+    private mutating func noteLegacyKey(_ entry: SourceValue.Entry, keyPath: String) {
+        if let i = legacyUses.firstIndex(where: { $0.key == entry.key }) {
+            legacyUses[i].count += 1
+        } else {
+            legacyUses.append((entry.key, entry.keyPosition, "\(keyPath).\(entry.key)", 1))
+        }
+        if entry.key == "inline_response", entry.value.stringValue == "" {
+            report(.legacyKey, at: entry.keyPosition, keyPath: "\(keyPath).\(entry.key)", "'inline_response' is empty, so it does nothing",
+                   fix: "remove it")
+        }
+    }
+
+    /// One note for the whole file, at the first legacy key, listing every legacy key used and its current form.
+    private mutating func reportLegacyKeys() {
+        guard let first = legacyUses.first else { return }
+        let used = legacyUses.map { use in "'\(use.key)'" + (use.count > 1 ? " (\(use.count) times)" : "") }
+        let forms = legacyUses.map { use in "\(use.key) → \(Self.currentForm(ofLegacyKey: use.key))" }
+        report(.legacyKey, at: first.position, keyPath: first.keyPath,
+               "this file uses legacy keys, which still work: " + used.joined(separator: ", "),
+               fix: "the current forms: " + forms.joined(separator: "; "))
+    }
+
+    static func currentForm(ofLegacyKey key: String) -> String {
+        switch key {
+        case "json_file": return "'response' with the file name and its '.json'"
+        case "status_code": return "'status' as an integer"
+        case "matching_url": return "'urlRegex' (same meaning), or a 'path' pattern, which is faster and can be checked for shadowing"
+        case "inline_response": return "'body' (an empty one does nothing)"
+        default: return "'\(RuleKeys.legacy[key] ?? key)'"
         }
     }
 
@@ -429,6 +461,10 @@ struct RulesDecoder {
         return status
     }
 
+    /// The longest delay (and random delay bound) a rule may ask for. Longer ones are typos (milliseconds
+    /// written as seconds) or attempts to hang the app; a test waiting an hour has failed anyway.
+    static let maximumDelay: TimeInterval = 3600
+
     private mutating func delay(_ value: SourceValue, keyPath: @autoclosure () -> String) -> TimeInterval? {
         let seconds: Double
         switch value.kind {
@@ -442,6 +478,11 @@ struct RulesDecoder {
             report(.negativeDelay, at: value.position, keyPath: keyPath(), seconds.isFinite ? "delay \(seconds) is negative" : "delay \(seconds) is not a finite number", fix: "use 0 or more seconds")
             return nil
         }
+        guard seconds <= Self.maximumDelay else {
+            report(.delayTooLong, at: value.position, keyPath: keyPath(), "a delay of \(seconds) seconds is longer than the maximum of \(Int(Self.maximumDelay)) seconds (one hour)",
+                   fix: "use a shorter delay; to make a request never answer, use \"error\": \"timedOut\"")
+            return nil
+        }
         return seconds
     }
 
@@ -449,7 +490,7 @@ struct RulesDecoder {
         var names: [(String, SourcePosition?)] = []
         switch value.kind {
         case .string(let s): names = [(s, value.position)]
-        case .array(let items):
+        case .array(let items) where !value.isSet:
             for (i, item) in items.enumerated() {
                 if let s = string(item, keyPath: "\(keyPath())[\(i)]") { names.append((s, item.position)) }
             }
@@ -487,16 +528,17 @@ struct RulesDecoder {
     }
 
     /// Query items or headers: a string means "equals"; a dictionary says `equals`, `matches`, `present` or `absent`.
-    private mutating func valueMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [String: ValueMatcher]? {
+    private mutating func valueMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String, areHeaders: Bool = false) -> [String: ValueMatcher]? {
         guard let entries = value.dictionaryValue else {
             wrongType(value, keyPath: keyPath(), expected: "a dictionary of names to values or conditions")
             return nil
         }
         var result: [String: ValueMatcher] = [:]
-        var seen: [String] = []
+        var seen: SeenKeys = []
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
             let path = "\(keyPath()).\(entry.key)"
+            if areHeaders, !validHeader(entry, value: entry.value.stringValue ?? "", keyPath: path) { continue }
             if case .dictionary(let conditions) = entry.value.kind {
                 guard conditions.count == 1, let condition = conditions.first else {
                     report(.invalidValue, at: entry.value.position, keyPath: path, "give exactly one condition",
@@ -534,7 +576,7 @@ struct RulesDecoder {
             report(.invalidValue, at: value.position, keyPath: keyPath(), "no body condition given", fix: "add equals, contains, matches, equalsJSON or containsJSON")
         }
         var result: [BodyMatcher] = []
-        var seen: [String] = []
+        var seen: SeenKeys = []
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
             let path = "\(keyPath()).\(entry.key)"
@@ -559,16 +601,19 @@ struct RulesDecoder {
     /// A random delay: `{"min": 0.1, "max": 0.5}`.
     private mutating func delayRange(_ value: SourceValue, keyPath: @autoclosure () -> String) -> ClosedRange<TimeInterval>? {
         var minimum: TimeInterval?, maximum: TimeInterval?
-        var seen: [String] = []
+        var given: Set<String> = []
+        var seen: SeenKeys = []
         for entry in value.dictionaryValue ?? [] {
             guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
             switch entry.key {
-            case "min": minimum = delay(entry.value, keyPath: "\(keyPath()).min")
-            case "max": maximum = delay(entry.value, keyPath: "\(keyPath()).max")
+            case "min": minimum = delay(entry.value, keyPath: "\(keyPath()).min"); given.insert("min")
+            case "max": maximum = delay(entry.value, keyPath: "\(keyPath()).max"); given.insert("max")
             default: unknownKey(entry, keyPath: keyPath(), candidates: ["min", "max"])
             }
         }
         guard let minimum, let maximum else {
+            // A bound that is there but invalid was reported already; only a missing one is reported here.
+            guard given.count < 2 else { return nil }
             report(.missingKey, at: value.position, keyPath: keyPath(), "a random delay needs both 'min' and 'max'", fix: "write {\"min\": 0.1, \"max\": 0.5}")
             return nil
         }
@@ -606,13 +651,45 @@ struct RulesDecoder {
             wrongType(value, keyPath: keyPath(), expected: "a dictionary of names to strings")
             return nil
         }
-        var seen: [String] = []
+        var seen: SeenKeys = []
         var pairs: [(name: String, value: String)] = []
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
-            if let text = scalarText(entry.value, keyPath: "\(keyPath()).\(entry.key)") { pairs.append((entry.key, text)) }
+            // Only headers come through here (response, bundle-wide and bundle request headers).
+            if let text = scalarText(entry.value, keyPath: "\(keyPath()).\(entry.key)"),
+               validHeader(entry, value: text, keyPath: "\(keyPath()).\(entry.key)") {
+                pairs.append((entry.key, text))
+            }
         }
         return pairs
+    }
+
+    /// A header name must be an HTTP token and a value must hold no line break or NUL: served over
+    /// HTTP, a CR or LF would end the header and start another (header injection).
+    private mutating func validHeader(_ entry: SourceValue.Entry, value: String, keyPath: @autoclosure () -> String) -> Bool {
+        let tokenSymbols = Set("!#$%&'*+-.^_`|~".utf8)
+        let nameIsToken = !entry.key.isEmpty && entry.key.utf8.allSatisfy { b in
+            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || tokenSymbols.contains(b)
+        }
+        if !nameIsToken {
+            report(.invalidHeader, at: entry.keyPosition, keyPath: keyPath(), "header name '\(Self.escaped(entry.key))' is not a valid HTTP header name",
+                   fix: "use letters, digits and - only, such as X-Request-Id")
+            return false
+        }
+        if let bad = value.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            report(.invalidHeader, at: entry.value.position, keyPath: keyPath(),
+                   "the value of header '\(entry.key)' contains \(bad == "\0" ? "a NUL character" : "a line break (\(bad == "\r" ? "CR" : "LF"))"), which would end the header and inject another",
+                   fix: "put the value on one line; for several values, separate them with commas")
+            return false
+        }
+        return true
+    }
+
+    /// Text for a message, with control characters shown as escapes.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        SourceValue.appendQuoted(String(text.prefix(200)), to: &out)
+        return String(out.dropFirst().dropLast())
     }
 
     private mutating func stringDictionary(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [String: String]? {
@@ -698,12 +775,8 @@ struct RulesDecoder {
     // MARK: Reporting
 
     /// Reports a repeated key; returns false for the repeat, which is then skipped.
-    private mutating func checkDuplicate(_ entry: SourceValue.Entry, keyPath: @autoclosure () -> String, seen: inout [String]) -> Bool {
-        // Dictionaries in rules files hold a handful of keys: a scan beats hashing here.
-        if !seen.contains(entry.key) {
-            seen.append(entry.key)
-            return true
-        }
+    private mutating func checkDuplicate(_ entry: SourceValue.Entry, keyPath: @autoclosure () -> String, seen: inout SeenKeys) -> Bool {
+        if seen.insert(entry.key) { return true }
         report(.duplicateKey, at: entry.keyPosition, keyPath: keyPath().isEmpty ? entry.key : "\(keyPath()).\(entry.key)",
                "key '\(entry.key)' appears twice in the same dictionary; the first one is used", fix: "remove one of them")
         return false
@@ -711,8 +784,14 @@ struct RulesDecoder {
 
     private mutating func unknownKey(_ entry: SourceValue.Entry, keyPath: @autoclosure () -> String, candidates: [String]) {
         let suggestion = Suggestion.closest(to: entry.key, in: candidates)
-        report(.unknownKey, at: entry.keyPosition, keyPath: keyPath().isEmpty ? entry.key : "\(keyPath()).\(entry.key)",
-               "unknown key '\(entry.key)'", fix: suggestion.map { "did you mean '\($0)'?" })
+        var fix = suggestion.map { "did you mean '\($0)'?" }
+        if suggestion == "path", candidates.contains("urlRegex") {
+            fix = "did you mean 'path' (a pattern over the URL path, such as \"/orders/{id}\") or 'urlRegex' (a regular expression over the whole URL)?"
+        }
+        // A megabyte-long key is quoted by its start only, so one bad key cannot make a megabyte of output.
+        let shown = entry.key.utf8.count > 200 ? String(entry.key.prefix(60)) + "… (\(entry.key.utf8.count) bytes)" : entry.key
+        report(.unknownKey, at: entry.keyPosition, keyPath: keyPath().isEmpty ? shown : "\(keyPath()).\(shown)",
+               "unknown key '\(shown)'", fix: fix)
     }
 
     private mutating func wrongType(_ value: SourceValue, keyPath: @autoclosure () -> String, expected: String) {

@@ -65,11 +65,16 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     // MARK: Activation
     public static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
 
+    // MARK: Values that can never work (added with issue 10)
+    public static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
+    public static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
+
     public static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle,
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
+        .invalidHeader, .delayTooLong,
     ]
 }

@@ -3,8 +3,9 @@ import Foundation
 /// Parses a property list into a ``SourceValue`` tree.
 ///
 /// XML property lists are read by a small dedicated parser that keeps the line and column of every
-/// element, because Foundation's reader gives none. Binary property lists (`bplist00`) are decoded by
-/// Foundation; their values carry no positions, so diagnostics name them by key path only.
+/// element, because Foundation's reader gives none. Binary property lists (`bplist00`) are read by
+/// ``BinaryPropertyListParser``, with bounds; their values carry no positions, so diagnostics name them
+/// by key path only.
 public struct PropertyListSourceParser {
     public static let maximumDepth = 256
 
@@ -14,47 +15,29 @@ public struct PropertyListSourceParser {
         if data.starts(with: Array("bplist".utf8)) {
             return try parseBinary(data)
         }
-        var state = XMLState(cursor: ByteCursor([UInt8](data)))
+        var bytes = [UInt8](data)
+        if TextEncoding.wideEncoding(of: bytes) == nil {
+            switch TextEncoding.xmlDeclaredEncoding(bytes) {
+            case nil, "utf-8", "utf8", "us-ascii", "ascii":
+                break
+            case "iso-8859-1", "latin1", "latin-1", "iso_8859-1":
+                // One byte per character, so lines and columns stay where the author sees them.
+                bytes = TextEncoding.latin1ToUTF8(bytes)
+            case let other?:
+                throw SourceSyntaxError("the XML declaration names encoding '\(other)', which StubKit does not read; \(TextEncoding.saveAsUTF8), and declare encoding=\"UTF-8\"",
+                                        at: SourcePosition(line: 1, column: 1))
+            }
+        }
+        try TextEncoding.checkUTF8(bytes)
+        var state = XMLState(cursor: ByteCursor(bytes))
         return try state.parseDocument()
     }
 
     // MARK: Binary
 
     private func parseBinary(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
-        let object: Any
-        var format = PropertyListSerialization.PropertyListFormat.binary
-        do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
-        } catch {
-            throw SourceSyntaxError("unreadable binary property list: \(error.localizedDescription)", at: nil)
-        }
-        guard format == .binary, object is [Any] || object is [String: Any] else {
-            throw SourceSyntaxError("unreadable binary property list: the file starts with 'bplist' but is not a valid binary property list", at: nil)
-        }
-        return Self.sourceValue(fromFoundation: object)
-    }
-
-    static func sourceValue(fromFoundation object: Any) -> SourceValue {
-        switch object {
-        case let s as String: return SourceValue(.string(s))
-        case let d as Data: return SourceValue(.data(d))
-        case let d as Date: return SourceValue(.date(d))
-        case let a as [Any]: return SourceValue(.array(a.map(sourceValue(fromFoundation:))))
-        case let dict as [String: Any]:
-            // Binary dictionaries have no order worth keeping; sort so results never depend on hashing.
-            let entries = dict.keys.sorted().map {
-                SourceValue.Entry(key: $0, keyPosition: nil, value: sourceValue(fromFoundation: dict[$0]!))
-            }
-            return SourceValue(.dictionary(entries))
-        case let n as NSNumber:
-            switch String(cString: n.objCType) {
-            case "c", "B": return SourceValue(.bool(n.boolValue))
-            case "f", "d": return SourceValue(.real(n.doubleValue))
-            default: return SourceValue(.integer(n.intValue))
-            }
-        default:
-            return SourceValue(.string(String(describing: object)))
-        }
+        var parser = BinaryPropertyListParser([UInt8](data))
+        return try parser.parse()
     }
 
     // MARK: XML
@@ -204,8 +187,10 @@ public struct PropertyListSourceParser {
                 return SourceValue(.string(tag.isEmpty ? "" : try readText(closing: "string")), at: position)
             case "integer":
                 let text = tag.isEmpty ? "" : try readText(closing: "integer").trimmingCharacters(in: .whitespacesAndNewlines)
-                guard let i = Int(text) else { throw SourceSyntaxError("invalid <integer> '\(text)'", at: position) }
-                return SourceValue(.integer(i), at: position)
+                guard let kind = Self.integerKind(text) else {
+                    throw SourceSyntaxError("invalid <integer> '\(text.prefix(100))'; write a whole number from \(Int64.min) to \(UInt64.max), decimal or 0x hexadecimal", at: position)
+                }
+                return SourceValue(kind, at: position)
             case "real":
                 let text = tag.isEmpty ? "" : try readText(closing: "real").trimmingCharacters(in: .whitespacesAndNewlines)
                 guard let d = Double(text) else { throw SourceSyntaxError("invalid <real> '\(text)'", at: position) }
@@ -229,6 +214,28 @@ public struct PropertyListSourceParser {
             default:
                 throw SourceSyntaxError("unknown property list element <\(tag.name)>", at: position)
             }
+        }
+
+        /// An `<integer>` as Apple's reader takes it: an optional sign, then decimal or `0x` hexadecimal,
+        /// up to UInt64.max. Values above Int.max become reals (the tree's integers are `Int`).
+        static func integerKind(_ text: String) -> SourceValue.Kind? {
+            var digits = Substring(text)
+            var negative = false
+            if let sign = digits.first, sign == "-" || sign == "+" {
+                negative = sign == "-"
+                digits = digits.dropFirst()
+            }
+            var radix = 10
+            if digits.hasPrefix("0x") || digits.hasPrefix("0X") {
+                radix = 16
+                digits = digits.dropFirst(2)
+            }
+            guard !digits.isEmpty, digits.first != "+", digits.first != "-", let magnitude = UInt64(digits, radix: radix) else { return nil }
+            if negative {
+                guard magnitude <= UInt64(Int.max) + 1 else { return nil }
+                return .integer(magnitude == UInt64(Int.max) + 1 ? Int.min : -Int(magnitude))
+            }
+            return magnitude <= UInt64(Int.max) ? .integer(Int(magnitude)) : .real(Double(magnitude))
         }
 
         /// Reads character data up to `</name>`, decoding entities and CDATA sections.

@@ -53,6 +53,9 @@ public struct SourceValue: Sendable {
     public var kind: Kind
     /// Where the value starts; `nil` for formats without positions (binary property lists).
     public var position: SourcePosition?
+    /// An `.array` read from a binary property list set: unordered, so rules never accept it where
+    /// they expect a list (``arrayValue`` is `nil` for it), and messages call it "a set".
+    public var isSet = false
 
     public init(_ kind: Kind, at position: SourcePosition? = nil) {
         self.kind = kind
@@ -69,8 +72,11 @@ public struct SourceValue: Sendable {
         case .null: return "null"
         case .date: return "a date"
         case .data: return "data"
-        case .array: return "an array"
-        case .dictionary: return "a dictionary"
+        case .array: return isSet ? "a set" : "an array"
+        case .dictionary(let entries):
+            // How binary property lists' UIDs read (NSKeyedArchiver output mistaken for a rules file).
+            if entries.count == 1, entries[0].key == "CF$UID" { return "a UID (a keyed-archiver reference)" }
+            return "a dictionary"
         }
     }
 
@@ -80,7 +86,7 @@ public struct SourceValue: Sendable {
     }
 
     public var arrayValue: [SourceValue]? {
-        if case .array(let a) = kind { return a }
+        if case .array(let a) = kind, !isSet { return a }
         return nil
     }
 
