@@ -41,6 +41,8 @@ final class StubLoad: @unchecked Sendable {
         var kept = Data()
         var count = 0
         var truncated = false
+        /// The whole body on disk, when the engine records (see ``Recorder``).
+        var capture: ResponseCapture?
     }
 
     init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?) {
@@ -87,6 +89,7 @@ final class StubLoad: @unchecked Sendable {
         switch engine.decision(for: stubRequest) {
         case .answer(let match):
             progress.withLock { $0.match = match }
+            engine.recorder?.noteReplayed()
             if let reason = isDownload {
                 fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
                      request: stubRequest, match: match)
@@ -213,7 +216,7 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ request: URLRequest, stubRequest: StubRequest) {
-        relay = Relay(request: stubRequest)
+        relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture())
         let cancel = Forwarder.shared.forward(request, to: self)
         let stoppedMeanwhile = progress.withLock { state -> Bool in
             state.cancelForward = cancel
@@ -233,7 +236,7 @@ final class StubLoad: @unchecked Sendable {
     /// nothing else did).
     private func record(_ request: StubRequest, match: StubMatch?, status: Int?, headers: [String: String], body: Data?,
                         bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, final: Bool,
-                        error: URLError? = nil, nearMisses: [NearMiss] = []) {
+                        error: URLError? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil) {
         if final {
             let first = progress.withLock { state -> Bool in
                 defer { state.journalled = true }
@@ -243,10 +246,12 @@ final class StubLoad: @unchecked Sendable {
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
         engine.journal.record { id in
-            JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
+            var entry = JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
                          rule: match.map(Self.reference), status: status, responseHeaders: headers, responseBody: body,
                          responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
                          error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
+            entry.recordedAs = recordedAs
+            return entry
         }
     }
 
@@ -291,6 +296,7 @@ extension StubLoad: ForwardingReceiver {
                 relay.truncated = true
             }
             relay.count += data.count
+            relay.capture?.append(data)
             executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
         }
     }
@@ -301,12 +307,21 @@ extension StubLoad: ForwardingReceiver {
             guard let request = relay.request else { return }
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: error.localizedDescription])
+                relay.capture = nil  // nothing half-written: the bundle never sees a failed exchange
+                if let recorder = engine.recorder { recorder.noteFailed(urlError) }
                 record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
                 executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
                 return
             }
+            // Written before the app hears the end, so a finished request is in the bundle.
+            var recordedAs: String? = nil
+            if let recorder = engine.recorder, let status = relay.status,
+               case .success(let file) = recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
+                recordedAs = file.isEmpty ? "(no body)" : file
+            }
+            relay.capture = nil
             record(request, match: nil, status: relay.status, headers: relay.headers, body: relay.kept, bodySize: relay.count,
-                   truncated: relay.truncated, passThrough: true, final: true)
+                   truncated: relay.truncated, passThrough: true, final: true, recordedAs: recordedAs)
             executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
         }
     }
