@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A loopback "backend" with one endpoint per kind of exchange a recording must survive: JSON, text,
 /// binary, a gzip-encoded body, a login that sets a cookie and returns a token, an endpoint behind
@@ -16,6 +21,9 @@ public final class RecordingServer: @unchecked Sendable {
     public let release = DispatchSemaphore(value: 0)
 
     public init() throws {
+        // A client killed mid-request (the interrupted-recording test) must not kill the test process
+        // when the server writes its answer to the closed socket.
+        signal(SIGPIPE, SIG_IGN)
         let counter = CounterBox()
         let blocked = self.blocked, release = self.release
         server = try LoopbackServer { request in

@@ -120,15 +120,17 @@ struct RecordingTests {
         #expect(BundleLoader(options: .lint).load(folder: bundleFolder).bundle.rules.count == 2)
     }
 
-    @Test("all mode sends every request to the network and replaces the recording")
+    @Test("all mode sends every request to the network, even one a bundle answers, and replaces the recording")
     func allReplaces() async throws {
-        _ = await perform([Call(path: "/hello.txt")], engine: StubEngine(recorder: try recorder()))
+        _ = await perform([Call(path: "/restaurants")], engine: StubEngine(recorder: try recorder()))
+        let other = try folder.bundle("other", ["stubsRules.json": #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#])
         let again = StubEngine(recorder: try recorder(.all))
-        _ = try? again.activate(folder: bundleFolder)
-        _ = await perform([Call(path: "/restaurants")], engine: again)
+        try again.activate(folder: other)
+        let results = await perform([Call(path: "/hello.txt")], engine: again)
+        #expect(results.first?.text == "hello, world\nsecond line\n")
         #expect(backend.server.connectionCount == 2)
         let rules = BundleLoader(options: .lint).load(folder: bundleFolder).bundle.rules
-        #expect(rules.map(\.displayName) == ["GET /restaurants"])
+        #expect(rules.map(\.displayName) == ["GET /hello.txt"], "the earlier recording of /restaurants is gone")
     }
 
     @Test("an unreachable upstream: the app gets the real error, nothing is written, the journal says so")
