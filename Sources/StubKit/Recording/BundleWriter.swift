@@ -223,12 +223,20 @@ public final class BundleWriter: Sendable {
     private func write(_ state: State) throws {
         var top: [(String, JSONText)] = []
         for key in state.topLevel.keys.sorted() { top.append((key, .from(any: state.topLevel[key]!))) }
-        // More specific rules first, so a rule without a query or body condition never shadows one
-        // with them on the same path; otherwise in recorded order.
-        let ordered = state.groups.enumerated().sorted {
-            $0.element.request.specificity != $1.element.request.specificity
-                ? $0.element.request.specificity > $1.element.request.specificity : $0.offset < $1.offset
+        // Recorded order, except that rules for one endpoint sit together (where it was first
+        // recorded), more specific first: a rule without a query or body condition then never
+        // shadows one with them.
+        var firstSeen: [String: Int] = [:]
+        let keyed = state.groups.enumerated().map { offset, group -> (endpoint: Int, group: (request: RequestConditions, responses: [Stored]), offset: Int) in
+            let endpoint = "\(group.request.method) \(group.request.host ?? "") \(group.request.path)"
+            if firstSeen[endpoint] == nil { firstSeen[endpoint] = offset }
+            return (firstSeen[endpoint]!, group, offset)
         }
+        let ordered = keyed.sorted {
+            if $0.endpoint != $1.endpoint { return $0.endpoint < $1.endpoint }
+            if $0.group.request.specificity != $1.group.request.specificity { return $0.group.request.specificity > $1.group.request.specificity }
+            return $0.offset < $1.offset
+        }.map { (offset: $0.offset, element: $0.group) }
         let rules = state.preservedRules.map(JSONText.from(any:)) + ordered.map { Self.rule($0.element.request, $0.element.responses) }
         top.append(("rules", .array(rules)))
         let data = Data((JSONText.object(top).rendered() + "\n").utf8)

@@ -33,6 +33,10 @@ indirect enum JSONText: Sendable {
             return "{\n" + pairs.map { "\(pad)\(Self.quoted($0.0)): \($0.1.rendered(indent: indent + 1))" }.joined(separator: ",\n") + "\n\(end)}"
         case .array(let items):
             guard !items.isEmpty else { return "[]" }
+            if items.allSatisfy({ if case .object = $0 { return false }; if case .array = $0 { return false }; return true }) {
+                let line = "[" + items.map { $0.rendered() }.joined(separator: ", ") + "]"
+                if line.count <= 80 { return line }
+            }
             return "[\n" + items.map { pad + $0.rendered(indent: indent + 1) }.joined(separator: ",\n") + "\n\(end)]"
         case .string(let text): return Self.quoted(text)
         case .int(let n): return String(n)
@@ -49,19 +53,10 @@ indirect enum JSONText: Sendable {
         } && pairs.reduce(0) { $0 + $1.0.count + $1.1.rendered().count } < 80
     }
 
+    /// The same escaping as the source parser's canonical output, so both write identical strings.
     static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var out = ""
+        SourceValue.appendQuoted(text, to: &out)
+        return out
     }
 }
