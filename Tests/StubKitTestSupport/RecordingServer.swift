@@ -16,6 +16,8 @@ public final class RecordingServer: @unchecked Sendable {
     public static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<256).map { UInt8($0) })
     /// `{"compressed": true, "items": [1, 2, 3]}`, gzip-compressed.
     public static let gzipped = Data(base64Encoded: "H4sIAAAAAAACA6tWSs7PLShKLS5OTVGyUigpKk3VUVDKLEnNLQZyow11FIx0FIxjawHpl/SEKAAAAA==")!
+    /// 2 MB in many network chunks, every byte value, so a relay that keeps only one chunk shows.
+    public static let large = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
     /// Signalled when a request for `/block` arrives; the server answers it once `release` is signalled.
     public let blocked = DispatchSemaphore(value: 0)
     public let release = DispatchSemaphore(value: 0)
@@ -53,6 +55,8 @@ public final class RecordingServer: @unchecked Sendable {
                 return (201, json, Data(#"{"created":true}"#.utf8))
             case "/search":
                 return (200, ["Content-Type": "text/plain"], Data("results for \(target)".utf8))
+            case "/large":
+                return (200, ["Content-Type": "application/octet-stream"], RecordingServer.large)
             case "/block":
                 blocked.signal()
                 release.wait()

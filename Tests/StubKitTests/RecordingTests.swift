@@ -81,6 +81,19 @@ struct RecordingTests {
         #expect(replay.journal.entries.allSatisfy { $0.rule != nil })
     }
 
+    @Test("a body that arrives in many chunks reaches a completion-handler task whole while recording, and replays whole")
+    func largeBodyWhole() async throws {
+        let recording = StubEngine(recorder: try recorder())
+        let recorded = await perform([Call(path: "/large")], engine: recording)
+        #expect(recorded[0].data?.count == RecordingServer.large.count)
+        #expect(recorded[0].data == RecordingServer.large)
+        backend.stop()
+        let replay = StubEngine(killSwitch: true)
+        try replay.activate(folder: bundleFolder)
+        let replayed = await perform([Call(path: "/large")], engine: replay)
+        #expect(replayed[0].data == RecordingServer.large)
+    }
+
     @Test("the recorded bundle lints with no diagnostic, and no secret appears in any of its files")
     func lintsCleanWithoutSecrets() async throws {
         let recording = StubEngine(recorder: try recorder())

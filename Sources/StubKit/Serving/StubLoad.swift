@@ -43,6 +43,10 @@ final class StubLoad: @unchecked Sendable {
         var truncated = false
         /// The whole body on disk, when the engine records (see ``Recorder``).
         var capture: ResponseCapture?
+        /// The task takes its body in one piece (see ``StubURLProtocol/chunkSize(for:)``): chunks are
+        /// held (in `capture`, else in `held`) and handed over at the end.
+        var onePiece = false
+        var held = Data()
     }
 
     init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?) {
@@ -216,7 +220,8 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ request: URLRequest, stubRequest: StubRequest) {
-        relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture())
+        relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture(),
+                      onePiece: StubURLProtocol.chunkSize(for: task) == Int.max)
         let cancel = Forwarder.shared.forward(request, to: self)
         let stoppedMeanwhile = progress.withLock { state -> Bool in
             state.cancelForward = cancel
@@ -297,6 +302,10 @@ extension StubLoad: ForwardingReceiver {
             }
             relay.count += data.count
             relay.capture?.append(data)
+            if relay.onePiece {
+                if relay.capture == nil { relay.held.append(data) }
+                return
+            }
             executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
         }
     }
@@ -312,6 +321,12 @@ extension StubLoad: ForwardingReceiver {
                 record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
                 executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
                 return
+            }
+            if relay.onePiece && relay.count > 0 {
+                // Mapped, not read: the file can be renamed into the bundle meanwhile.
+                let whole = relay.capture.flatMap { $0.finish() }.flatMap { try? Data(contentsOf: $0, options: .alwaysMapped) } ?? relay.held
+                relay.held = Data()
+                executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) }
             }
             // Written before the app hears the end, so a finished request is in the bundle.
             var recordedAs: String? = nil
