@@ -87,6 +87,40 @@ struct RecordingProcessTests {
         }
     }
 
+    @Test("a replayed recording sees its recordedAt as STUB_NOW unless STUB_NOW is given")
+    func recordedAtIsNow() throws {
+        let folder = try TemporaryFolder()
+        try folder.bundle("rec", ["stubsRules.json": #"{ "recordedAt": "2024-05-01T19:30:00Z", "rules": [ { "path": "/x", "body": "{{now}}", "template": true } ] }"#])
+        let locator = BundleLocator(searchFolders: [folder.url])
+        let replay = try StubActivation.prepare(LaunchConfiguration(arguments: ["app", "STUB_API_CALLS_rec"], environment: [:]), locator: locator)
+        #expect(replay.engine.fixedNow == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
+        let given = try StubActivation.prepare(LaunchConfiguration(arguments: ["app", "STUB_API_CALLS_rec", "STUB_NOW=2030-01-01T00:00:00Z"], environment: [:]), locator: locator)
+        #expect(given.engine.fixedNow == ISO8601DateFormatter().date(from: "2030-01-01T00:00:00Z"))
+    }
+
+    struct RedactionCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var redact: [String] = []
+        var keep: [String] = []
+        var secret: Bool
+        var testDescription: String { "\(name)\(redact.isEmpty ? "" : " +\(redact)")\(keep.isEmpty ? "" : " -\(keep)") → \(secret)" }
+    }
+
+    static let redactionCases: [RedactionCase] = [
+        RedactionCase(name: "Authorization", secret: true), RedactionCase(name: "set-cookie", secret: true),
+        RedactionCase(name: "Proxy-Authorization", secret: true), RedactionCase(name: "access_token", secret: true),
+        RedactionCase(name: "refreshToken", secret: true), RedactionCase(name: "X-Api-Key", secret: true),
+        RedactionCase(name: "client_secret", secret: true), RedactionCase(name: "password", secret: true),
+        RedactionCase(name: "email", secret: false), RedactionCase(name: "Content-Type", secret: false),
+        RedactionCase(name: "session_id", redact: ["session-id"], secret: true),
+        RedactionCase(name: "page_token", keep: ["page_token"], secret: false),
+    ]
+
+    @Test("which names are redacted by default, with additions and opt-outs", arguments: redactionCases)
+    func redaction(_ c: RedactionCase) {
+        #expect(Redactor(redact: c.redact, keep: c.keep).isSecret(c.name) == c.secret)
+    }
+
     struct SettingsCase: Sendable, CustomTestStringConvertible {
         var arguments: [String]
         var environment: [String: String]

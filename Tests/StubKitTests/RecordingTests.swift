@@ -159,6 +159,19 @@ struct RecordingTests {
         #expect(files.isEmpty, "\(files)")
     }
 
+    @Test("an upstream that times out: the app gets the time-out, nothing is written")
+    func upstreamTimesOut() async throws {
+        let engine = StubEngine(recorder: try recorder())
+        defer { backend.release.signal() }
+        var request = URLRequest(url: backend.baseURL.appendingPathComponent("block"))
+        request.timeoutInterval = 1
+        let result = await URLSession(configuration: .stubbed(by: engine, base: .ephemeral)).result(for: request)
+        #expect(result.error?.code == .timedOut)
+        #expect(engine.recorder?.summary.recorded == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundleFolder.path).isEmpty)
+        #expect(engine.journal.entries.allSatisfy { !$0.recorded })
+    }
+
     @Test("the journal marks recorded entries in the HAR and the HTML report")
     func journalShowsRecorded() async throws {
         let engine = StubEngine(recorder: try recorder())
