@@ -52,6 +52,28 @@ struct BundleWriterTests {
         #expect(answer(engine, "https://x.example/files/7/abc") == nil)
     }
 
+    @Test("JSON bodies are stored byte-exact by default, pretty with sorted keys on request, and re-serialized when redacted", arguments: [false, true])
+    func jsonBodies(pretty: Bool) throws {
+        let folder = try TemporaryFolder()
+        let recorder = try Recorder(configuration: RecordConfiguration(template: "b", folder: folder.url, prettyJSON: pretty))
+        func store(_ path: String, _ json: String) throws -> String {
+            let capture = try #require(recorder.makeCapture())
+            capture.append(Data(json.utf8))
+            let request = StubRequest(url: URL(string: "https://h.example\(path)")!)
+            let file = try recorder.record(request, status: 200, headers: ["Content-Type": "application/json"], capture: capture).get()
+            return try String(contentsOf: recorder.writer.folder.appendingPathComponent(file), encoding: .utf8)
+        }
+        let plain = try store("/plain", #"{"b":1,  "a":[1,2]}"#)
+        let redacted = try store("/token", #"{"token":"abc","a":1}"#)
+        if pretty {
+            #expect(plain.contains("\n") && plain.firstRange(of: "\"a\"")!.lowerBound < plain.firstRange(of: "\"b\"")!.lowerBound)
+        } else {
+            #expect(plain == #"{"b":1,  "a":[1,2]}"#)
+        }
+        #expect(redacted.contains(Redactor.placeholder) && !redacted.contains("abc"))
+        #expect(recorder.summary.redacted == 1)
+    }
+
     @Test("eight threads appending at once lose nothing and interleave no files")
     func concurrentAppends() throws {
         let folder = try TemporaryFolder()
