@@ -94,6 +94,25 @@ struct RecordingTests {
         #expect(replayed[0].data == RecordingServer.large)
     }
 
+    @Test("sixteen concurrent requests are all recorded: one rule, sixteen responses, each file one whole body")
+    func concurrentRecording() async throws {
+        let engine = StubEngine(recorder: try recorder())
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        let url = backend.baseURL.absoluteString + "/counter"
+        let bodies = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<16 { group.addTask { await session.result("GET", url).text } }
+            return await group.reduce(into: Set<String>()) { if let body = $1 { $0.insert(body) } }
+        }
+        #expect(bodies == Set((1...16).map { #"{"count":\#($0)}"# }))
+        let result = BundleLoader(options: .lint).load(folder: bundleFolder)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.description))")
+        let rule = try #require(result.bundle.rules.first)
+        #expect(result.bundle.rules.count == 1 && rule.sequence?.responses.count == 16)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: bundleFolder.path).filter { $0.hasPrefix("GET_counter") }
+            .map { try String(contentsOf: bundleFolder.appendingPathComponent($0), encoding: .utf8) }
+        #expect(Set(stored) == bodies)
+    }
+
     @Test("the recorded bundle lints with no diagnostic, and no secret appears in any of its files")
     func lintsCleanWithoutSecrets() async throws {
         let recording = StubEngine(recorder: try recorder())
