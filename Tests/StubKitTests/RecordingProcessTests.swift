@@ -70,6 +70,22 @@ struct RecordingProcessTests {
         #expect(result.bundle.rules.map(\.displayName) == ["GET /restaurants", "GET /hello.txt"])
     }
 
+    @Test("on Linux an upload task is refused while recording rather than sent to the backend without its body")
+    func uploadTaskWhileRecording() throws {
+        let backend = try RecordingServer()
+        defer { backend.stop() }
+        let folder = try TemporaryFolder()
+        let out = try ChildProcess.run("stubdemo", arguments: ["--session", "custom", "--task", "upload", "POST", "\(backend.baseURL.absoluteString)/signup", "--data", #"{"email":"a@b.c"}"#],
+                                       environment: ["STUB_RECORD": "up", "STUB_BUNDLES_PATH": folder.url.path])
+        #if canImport(FoundationNetworking)
+        let error = out.jsonLines.first?["error"] as? [String: Any]
+        #expect((error?["description"] as? String)?.contains("cannot record upload tasks on Linux") == true, "\(out.stdout)")
+        #expect(backend.server.connectionCount == 0)
+        #else
+        #expect(out.jsonLines.first?["status"] as? Int == 201)
+        #endif
+    }
+
     @Test("a recording folder that cannot be written stops activation with an error naming the path")
     func unwritableFolder() throws {
         let folder = try TemporaryFolder()

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Turns real exchanges relayed by the forwarder into rules and response files of one bundle.
 ///
@@ -33,6 +36,18 @@ public final class Recorder: Sendable {
 
     func noteFailed(_ error: any Error) {
         counts.withLock { $0.failed += 1; $0.problems.append(error.localizedDescription) }
+    }
+
+    /// Why a task cannot be recorded, or `nil`. On Linux, FoundationNetworking hands a `URLProtocol` no
+    /// body for an upload task: forwarding it would send the backend a request without its body, and
+    /// record a rule that never matches the real one.
+    static func unrecordableTaskReason(_ task: URLSessionTask?) -> String? {
+        #if canImport(FoundationNetworking)
+        if task is URLSessionUploadTask {
+            return "StubKit cannot record upload tasks on Linux: FoundationNetworking hands a URLProtocol no upload body, so the request would reach the server without it. Use a data task with httpBody while recording."
+        }
+        #endif
+        return nil
     }
 
     /// A temporary file for one response body, streamed as it arrives.

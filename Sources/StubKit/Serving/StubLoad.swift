@@ -220,6 +220,10 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ request: URLRequest, stubRequest: StubRequest) {
+        if engine.recorder != nil, request.httpBody == nil, let reason = Recorder.unrecordableTaskReason(task) {
+            fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]), request: stubRequest)
+            return
+        }
         relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture(),
                       onePiece: StubURLProtocol.chunkSize(for: task) == Int.max)
         let cancel = Forwarder.shared.forward(request, to: self)
