@@ -55,6 +55,10 @@ public final class RecordingServer: @unchecked Sendable {
                 return (201, json, Data(#"{"created":true}"#.utf8))
             case "/search":
                 return (200, ["Content-Type": "text/plain"], Data("results for \(target)".utf8))
+            case "/echo":
+                // A careless backend that echoes the credentials in free text and in a header of its own.
+                let sent = request.headers["authorization"] ?? ""
+                return (200, ["Content-Type": "text/plain", "X-Echo": sent], Data("you sent: \(sent)\n".utf8))
             case "/large":
                 return (200, ["Content-Type": "application/octet-stream"], RecordingServer.large)
             case "/block":

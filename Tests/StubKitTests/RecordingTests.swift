@@ -35,6 +35,7 @@ struct RecordingTests {
             Call(path: "/counter"), Call(path: "/counter"), Call(path: "/counter"),
             Call(method: "POST", path: "/signup", body: #"{"email":"\#(email)","name":"Ann"}"#, headers: ["Content-Type": "application/json"]),
             Call(path: queryFirst ? "/search?q=pizza&ts=\(ts)" : "/search?ts=\(ts)&q=pizza"),
+            Call(path: "/echo", headers: ["Authorization": "Bearer sekret-bearer-789"]),
         ]
     }
 
@@ -62,7 +63,7 @@ struct RecordingTests {
         #expect(recorded[4].text == #"{"compressed": true, "items": [1, 2, 3]}"#, "the forwarder's session decodes gzip")
         #expect(recorded[6].status == 200, "the Authorization header reached the backend")
         #expect(recording.journal.entries.allSatisfy { $0.recorded })
-        #expect(recording.recorder?.summary.recorded == 12)
+        #expect(recording.recorder?.summary.recorded == 13)
         backend.stop()
 
         let replay = StubEngine(killSwitch: true)
@@ -71,13 +72,15 @@ struct RecordingTests {
         for (i, (first, second)) in zip(recorded, replayed).enumerated() {
             #expect(second.error == nil, "call \(i): \(second.error.map { "\($0)" } ?? "")")
             #expect(second.status == first.status, "call \(i)")
-            if i == 5 { continue }  // the login's token is redacted, checked below
+            if i == 5 || i == 12 { continue }  // the login's token and the echoed credentials are redacted, checked below
             #expect(second.data == first.data, "call \(i): \(second.text ?? "nil") vs \(first.text ?? "nil")")
         }
         #expect(replayed[3].data == RecordingServer.png)
         #expect(replayed[7...9].map(\.text) == [#"{"count":1}"#, #"{"count":2}"#, #"{"count":3}"#])
         #expect(replayed[5].json?["access_token"] as? String == Redactor.placeholder)
         #expect(replayed[5].response?.value(forHTTPHeaderField: "Set-Cookie") == Redactor.placeholder)
+        #expect(replayed[12].text == "you sent: REDACTED\n")
+        #expect(replayed[12].response?.value(forHTTPHeaderField: "X-Echo") == Redactor.placeholder)
         #expect(replay.journal.entries.allSatisfy { $0.rule != nil })
     }
 
@@ -119,7 +122,7 @@ struct RecordingTests {
         _ = await perform(Self.calls(email: "a@example.com", ts: "1"), engine: recording)
         let result = BundleLoader(options: .lint).load(folder: bundleFolder)
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.description))")
-        #expect(result.bundle.rules.count == 10, "the three counter calls are one rule")
+        #expect(result.bundle.rules.count == 11, "the three counter calls are one rule")
         let files = try FileManager.default.contentsOfDirectory(atPath: bundleFolder.path)
         #expect(files.contains("GET_restaurants_1_menu.json"))
         #expect(files.contains("GET_logo_png.png"))

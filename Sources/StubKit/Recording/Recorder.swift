@@ -15,6 +15,9 @@ public final class Recorder: Sendable {
     public let writer: BundleWriter
     let redactor: Redactor
     private let counts = Locked(RecordingSummary())
+    /// Every secret value redacted so far (this run): a later response that echoes one in free text
+    /// or in another header has it replaced too.
+    private let seenSecrets = Locked<Set<String>>([])
 
     /// Opens the bundle for recording (replacing it in ``RecordConfiguration/Mode/all`` mode).
     ///
@@ -58,9 +61,15 @@ public final class Recorder: Sendable {
     /// - Returns: the response file's name (or "" for an empty body).
     func record(_ request: StubRequest, status: Int, headers: [String: String], capture: ResponseCapture?) -> Result<String, RecordingError> {
         var redacted = 0
+        for (name, value) in request.headers where redactor.isSecret(name) { remember(value) }
+        for (name, value) in headers where redactor.isSecret(name) { remember(value) }
         let conditions = self.conditions(for: request, redacted: &redacted)
-        let (storedHeaders, headerCount) = redactor.headers(headers)
+        var (storedHeaders, headerCount) = redactor.headers(headers)
         redacted += headerCount
+        for (name, value) in storedHeaders {
+            let (scrubbed, count) = scrub(value)
+            if count > 0 { storedHeaders[name] = scrubbed; redacted += count }
+        }
         let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
         var body = BundleWriter.Response.Body.none
         var ext = "bin"
@@ -77,6 +86,7 @@ public final class Recorder: Sendable {
                    let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
                     let result = redactor.json(value)
                     redacted += result.redacted
+                    result.values.forEach(remember)
                     if result.redacted > 0 || configuration.prettyJSON {
                         // Re-serialized only when it must change, so bodies stay byte-exact by default.
                         let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
@@ -90,6 +100,18 @@ public final class Recorder: Sendable {
                 let result = redactor.formEncoded(text)
                 if result.redacted > 0 { redacted += result.redacted; body = .data(Data(result.text.utf8)) }
             }
+            if Self.textExtensions.contains(ext), capture.count <= 64 << 20 {
+                let data: Data?
+                switch body {
+                case .data(let bytes): data = bytes
+                case .file(let url): data = try? Data(contentsOf: url)
+                case .none: data = nil
+                }
+                if let data, let text = String(data: data, encoding: .utf8) {
+                    let (scrubbed, count) = scrub(text)
+                    if count > 0 { redacted += count; body = .data(Data(scrubbed.utf8)) }
+                }
+            }
         }
         do {
             let file = try writer.append(conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext))
@@ -101,6 +123,24 @@ public final class Recorder: Sendable {
         }
     }
 
+    static let textExtensions: Set<String> = ["json", "txt", "html", "xml", "css", "csv", "js", "svg"]
+
+    private func remember(_ value: String) {
+        let parts = Redactor.secretParts(of: value)
+        seenSecrets.withLock { $0.formUnion(parts) }
+    }
+
+    /// `text` with every secret seen so far replaced, longest first; the count of replacements.
+    private func scrub(_ text: String) -> (String, Int) {
+        let secrets = seenSecrets.withLock { $0 }.sorted { $0.count > $1.count }
+        var result = text, count = 0
+        for secret in secrets where result.contains(secret) {
+            count += result.components(separatedBy: secret).count - 1
+            result = result.replacingOccurrences(of: secret, with: Redactor.placeholder)
+        }
+        return (result, count)
+    }
+
     /// The conditions a replay of `request` must meet: method, host, literal path, query items
     /// (order-insensitive), and the body; volatile and secret fields left out.
     func conditions(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions {
@@ -108,6 +148,7 @@ public final class Recorder: Sendable {
         let ignoredQuery = configuration.ignoredQueryNames
         for item in request.queryItems where !ignoredQuery.contains(item.name) && query[item.name] == nil {
             if redactor.isSecret(item.name) {
+                remember(item.value)
                 query[item.name] = .present
                 redacted += 1
             } else {
@@ -121,6 +162,7 @@ public final class Recorder: Sendable {
            value is [String: Any] || value is [Any] {
             let result = redactor.json(value)
             redacted += result.redacted
+            result.values.forEach(remember)
             let leaveOut = configuration.ignoredBodyPaths + result.paths
             if var object = value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
                 for path in leaveOut { object = Self.removing(path, from: object) }

@@ -49,9 +49,10 @@ public struct Redactor: Sendable {
 
     /// A JSON value with the values of secret fields replaced, at any depth; the count, and the key
     /// paths replaced (so matching can leave them out: a replay sends the real secret, not the placeholder).
-    public func json(_ value: Any) -> (value: Any, redacted: Int, paths: [[String]]) {
+    public func json(_ value: Any) -> (value: Any, redacted: Int, paths: [[String]], values: [String]) {
         var count = 0
         var paths: [[String]] = []
+        var values: [String] = []
         func walk(_ value: Any, path: [String]) -> Any {
             if let object = value as? [String: Any] {
                 var result: [String: Any] = [:]
@@ -60,6 +61,7 @@ public struct Redactor: Sendable {
                         result[key] = Self.placeholder
                         count += 1
                         paths.append(path + [key])
+                        if let text = child as? String { values.append(text) }
                     } else {
                         result[key] = walk(child, path: path + [key])
                     }
@@ -73,7 +75,21 @@ public struct Redactor: Sendable {
             return value
         }
         let result = walk(value, path: [])
-        return (result, count, paths)
+        return (result, count, paths, values)
+    }
+
+    /// The secret parts of a redacted value, to find them again elsewhere (a token echoed in a text
+    /// body): the whole value, the credentials after `Bearer `/`Basic `, each cookie's value. Parts
+    /// shorter than 6 characters are left out, as they would match ordinary text.
+    public static func secretParts(of value: String) -> Set<String> {
+        var parts: Set<String> = [value]
+        for piece in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            var part = piece.trimmingCharacters(in: .whitespaces)
+            if let equals = part.firstIndex(of: "=") { part = String(part[part.index(after: equals)...]) }
+            if let space = part.lastIndex(of: " ") { part = String(part[part.index(after: space)...]) }
+            parts.insert(part)
+        }
+        return parts.filter { $0.count >= 6 && $0 != placeholder }
     }
 
     /// `a=1&token=x` with secret values replaced (query strings and form bodies).
