@@ -44,13 +44,29 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     /// A server that answers every request with this status, these headers and these exact bytes.
-    public init(status: Int, headers: [String: String], body: Data) throws {
+    public convenience init(status: Int, headers: [String: String], body: Data) throws {
+        try self.init(fixedBody: body) { _ in (status, headers, body) }
+    }
+
+    /// What a routing server answers one request with: status, headers (sent as given, plus
+    /// `Content-Length` and `Connection: close`), and the exact body bytes.
+    public typealias Responder = @Sendable (ReceivedRequest) -> (status: Int, headers: [String: String], body: Data)
+
+    /// A server that answers each request with what `respond` returns for it (per path, counters, …).
+    public convenience init(respond: @escaping Responder) throws {
+        try self.init(fixedBody: Data(), respond: respond)
+    }
+
+    private init(fixedBody body: Data, respond: @escaping Responder) throws {
         self.responseBody = String(decoding: body, as: UTF8.self)
         self.responseData = body
-        var head = "HTTP/1.1 \(status) Stubbed\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        let response = Data(head.utf8) + body
+        let response: @Sendable (ReceivedRequest) -> Data = { request in
+            let (status, headers, body) = respond(request)
+            var head = "HTTP/1.1 \(status) Stubbed\r\n"
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+            head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            return Data(head.utf8) + body
+        }
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -117,7 +133,7 @@ public final class LoopbackServer: @unchecked Sendable {
         }
     }
 
-    private static func acceptLoop(fd: Int32, counter: Counter, response: Data) {
+    private static func acceptLoop(fd: Int32, counter: Counter, response respond: @Sendable (ReceivedRequest) -> Data) {
         while true {
             let client = accept(fd, nil, nil)
             if client < 0 { return }
@@ -148,11 +164,12 @@ public final class LoopbackServer: @unchecked Sendable {
                 if n <= 0 { break }
                 body += buffer[0..<n]
             }
+            let request = ReceivedRequest(line: lines.first ?? "", headers: headers, body: Data(body))
             counter.lock.lock()
             counter.requestLines.append(lines.first ?? "")
-            counter.requests.append(ReceivedRequest(line: lines.first ?? "", headers: headers, body: Data(body)))
+            counter.requests.append(request)
             counter.lock.unlock()
-            response.withUnsafeBytes { raw in
+            respond(request).withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
                     let n = write(client, raw.baseAddress! + offset, raw.count - offset)

@@ -7,7 +7,8 @@
 //   stubdemo [STUB_API_CALLS_<template>…] [STUB_KILL_NETWORK] [--session shared|custom] [--task data|async|upload|download|async-download]
 //            METHOD URL [--data BODY] [--header 'Name: value']… [METHOD URL …]
 //
-// STUB_JOURNAL_HAR=<file> and STUB_JOURNAL_HTML=<file> write the request journal when it exits.
+// STUB_JOURNAL_HAR=<file> and STUB_JOURNAL_HTML=<file> write the request journal when it exits; in
+// record mode (STUB_RECORD=<template>) it prints the recording summary to stderr on exit.
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -177,6 +178,8 @@ for spec in specs {
 
 let environment = ProcessInfo.processInfo.environment
 if let engine = activation?.engine {
+    // Record mode: what was recorded, replayed and redacted (stderr, so stdout stays one JSON line per request).
+    if let summary = engine.recorder?.summary { FileHandle.standardError.write(Data("\(summary)\n".utf8)) }
     do {
         if let path = environment["STUB_JOURNAL_HAR"] { try engine.journal.writeHAR(to: URL(fileURLWithPath: path)) }
         if let path = environment["STUB_JOURNAL_HTML"] { try JournalReport(engine: engine).write(to: URL(fileURLWithPath: path)) }

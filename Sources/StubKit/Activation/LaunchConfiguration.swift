@@ -25,6 +25,8 @@ public struct LaunchConfiguration: Sendable, Hashable {
     public var now: Date?
     /// The seed of random delays (`STUB_SEED=<n>`).
     public var seed: UInt64?
+    /// Record mode (`STUB_RECORD=<template>` and its companions; see ``RecordSettings``).
+    public var recording: RecordSettings?
     /// Arguments and variables that start with `STUB_` but could not be understood.
     public var problems: [String] = []
 
@@ -36,7 +38,7 @@ public struct LaunchConfiguration: Sendable, Hashable {
     }
 
     /// Whether anything asks for stubbing at all; when not, an app starts exactly as in production.
-    public var isEmpty: Bool { templates.isEmpty && !killSwitch }
+    public var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil }
 
     public init(arguments: [String], environment: [String: String]) {
         var templates: [String] = []
@@ -114,7 +116,9 @@ public struct LaunchConfiguration: Sendable, Hashable {
         self.killSwitch = killSwitch
         self.now = now
         self.seed = seed
-        self.problems = problems
+        let (recording, recordingProblems) = RecordSettings.parse(arguments: arguments, environment: environment)
+        self.recording = recording
+        self.problems = problems + recordingProblems
     }
 
     /// `YES`/`NO`, `true`/`false`, `1`/`0` (any case), as `UserDefaults` reads a boolean argument.
@@ -131,6 +135,11 @@ public struct LaunchConfiguration: Sendable, Hashable {
         var arguments = templates.map { Self.templatePrefix + $0 } + (killSwitch ? [Self.killSwitchFlag] : [])
         if let now { arguments.append("\(Self.nowPrefix)=\(ISO8601DateFormatter().string(from: now))") }
         if let seed { arguments.append("\(Self.seedPrefix)=\(seed)") }
+        if let recording {
+            arguments += ["\(RecordSettings.templateKey)=\(recording.template)", "\(RecordSettings.modeKey)=\(recording.mode.rawValue)"]
+            if let path = recording.path { arguments.append("\(RecordSettings.pathKey)=\(path)") }
+            if !recording.ignored.isEmpty { arguments.append("\(RecordSettings.ignoreKey)=\(recording.ignored.map(\.description).joined(separator: ","))") }
+        }
         return arguments
     }
 }

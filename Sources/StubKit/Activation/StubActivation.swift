@@ -46,9 +46,8 @@ public struct StubActivation: Sendable {
         if let problem = configuration.problems.first {
             throw .invalidLaunchSetting(problem)
         }
-        let engine = StubEngine(mode: mode, killSwitch: configuration.killSwitch, now: configuration.now, seed: configuration.seed ?? 0)
-        var folders: [URL] = []
-        var diagnostics: [Diagnostic] = []
+        let plan = try RecordingPlan(configuration, locator: locator)
+        var templateFolders: [URL] = []
         for template in configuration.templates {
             guard BundleLocator.isValidTemplateName(template) else {
                 throw .invalidLaunchSetting("\(LaunchConfiguration.templatePrefix)\(template): a template name is the name of a bundle folder, without '/', '\\' or '..'")
@@ -58,6 +57,16 @@ public struct StubActivation: Sendable {
                 throw .unknownTemplate(name: template, searched: locator.searchFolders.map(\.path), available: available,
                                        suggestion: Suggestion.closest(to: template, in: available))
             }
+            templateFolders.append(folder)
+        }
+        templateFolders += plan.replayFolders
+        // A replayed recording sees the time it was recorded at, unless STUB_NOW says otherwise.
+        let now = configuration.now ?? templateFolders.compactMap(RecordingPlan.recordedAt(of:)).last
+        let engine = StubEngine(mode: mode, killSwitch: configuration.killSwitch || plan.killSwitch, now: now,
+                                seed: configuration.seed ?? 0, recorder: plan.recorder)
+        var folders: [URL] = []
+        var diagnostics: [Diagnostic] = []
+        for folder in templateFolders {
             diagnostics += try engine.activate(folder: folder)
             folders.append(folder)
         }

@@ -25,7 +25,7 @@ public enum RuleKeys {
 
     /// Keys of the top-level dictionary form.
     public static let topLevel: [String] = [
-        "rules", "name", "description", "host", "headers", "requestHeaders", "delay",
+        "rules", "name", "description", "host", "headers", "requestHeaders", "delay", "recordedAt",
     ]
 
     /// Methods accepted in `method`.

@@ -52,7 +52,7 @@ struct RulesDecoder {
                 case "rules":
                     if entry.value.arrayValue != nil { rulesValue = entry.value }
                     else { wrongType(entry.value, keyPath: "rules", expected: "an array of rule dictionaries") }
-                case "name", "description":
+                case "name", "description", "recordedAt":
                     _ = string(entry.value, keyPath: entry.key)
                 case "host":
                     defaults.host = host(entry.value, keyPath: "host")

@@ -22,6 +22,8 @@ public final class StubEngine: Sendable {
     public let seed: UInt64
     /// Every request the engine answered, refused or passed through, within the journal's limits.
     public let journal: StubJournal
+    /// Records what goes to the network into a bundle (record mode); `nil` when not recording.
+    public let recorder: Recorder?
     private let loader: BundleLoader
     private let state: Locked<Shared>
 
@@ -37,8 +39,10 @@ public final class StubEngine: Sendable {
     }
 
     public init(mode: Mode = .strict, killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0,
-                loaderOptions: BundleLoader.Options = .engine, journalLimits: StubJournal.Limits = .default) {
+                loaderOptions: BundleLoader.Options = .engine, journalLimits: StubJournal.Limits = .default,
+                recorder: Recorder? = nil) {
         self.journal = StubJournal(limits: journalLimits)
+        self.recorder = recorder
         self.mode = mode
         self.fixedNow = now
         self.seed = seed
@@ -147,6 +151,8 @@ public final class StubEngine: Sendable {
     /// What the engine does with a request: answer it (advancing sequences and scenarios), refuse it
     /// (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
+        // Recording everything: the network answers, whatever the bundles say.
+        if recorder?.recordsEverything == true { return .passThrough }
         let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
         var states: [String: String] = [:]
         if index.hasStatefulRules {
@@ -162,7 +168,8 @@ public final class StubEngine: Sendable {
             return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
                                      delay: response.delay, hit: 0))
         }
-        guard killSwitch else { return .passThrough }
+        // A recorder sends what no rule answers to the network, so it can be recorded.
+        guard killSwitch, recorder == nil else { return .passThrough }
         return .refuse(UnmatchedRequestReport(request: request, bundles: activeTemplates,
                                               nearMisses: NearMiss.closest(to: request, in: index, states: states)))
     }
@@ -205,7 +212,10 @@ public final class StubEngine: Sendable {
     func handles(_ request: @autoclosure () -> StubRequest) -> Bool {
         let (index, killSwitch, states) = state.withLock { ($0.index, $0.killSwitch, $0.scenarioStates) }
         // With the kill switch on every request is ours, so the request need not even be built.
-        return killSwitch || index.hasMatch(for: request(), states: states)
+        if killSwitch { return true }
+        // Recording: every http(s) request is ours, to be replayed or recorded.
+        if recorder != nil { return ["http", "https"].contains(request().scheme) }
+        return index.hasMatch(for: request(), states: states)
     }
 }
 

@@ -26,6 +26,11 @@ public struct JournalEntry: Sendable {
     /// No rule answered: the request went to the network through StubKit's forwarder, and this is the
     /// real response.
     public var passedThrough: Bool = false
+    /// The pass-through was recorded into the bundle of ``StubEngine/recorder`` (the response file it
+    /// was written to), so a reader of the journal sees which requests a recording run added.
+    public var recordedAs: String?
+    /// Whether the exchange was recorded into a bundle.
+    public var recorded: Bool { recordedAs != nil }
     /// The error the request failed with: a simulated one, the kill switch, a used-up sequence.
     public var error: ErrorInfo?
     /// On a miss: the closest rules and what did not match.
@@ -71,7 +76,7 @@ public struct JournalEntry: Sendable {
     public var summary: String {
         var text = "\(request.method) \(request.url.absoluteString) → "
         if let status { text += String(status) } else if let error { text += "error \(error.code)" } else { text += "no response" }
-        if let bundle, let rule { text += " (\(bundle): \(rule.name))" } else { text += passedThrough ? " (passed through)" : " (no rule)" }
+        if let bundle, let rule { text += " (\(bundle): \(rule.name))" } else { text += recorded ? " (recorded)" : passedThrough ? " (passed through)" : " (no rule)" }
         return text
     }
 }

@@ -32,6 +32,7 @@ public struct JournalReport: Sendable {
             if let status = entry.status { outcome = String(status) } else { outcome = "error \(entry.error?.code ?? 0)" }
             var notes: [String] = []
             if entry.passedThrough { notes.append("passed through to the network") }
+            if let file = entry.recordedAs { notes.append("recorded as \(file)") }
             if entry.requestBodyTruncated { notes.append("request body truncated: \(entry.request.body?.count ?? 0) of \(entry.requestBodySize) bytes kept") }
             if entry.responseBodyTruncated { notes.append("response body truncated: \(entry.responseBody?.count ?? 0) of \(entry.responseBodySize) bytes kept") }
             let note = notes.isEmpty ? "" : "<br><small class=\"truncated\">\(Self.escape(notes.joined(separator: "; ")))</small>"

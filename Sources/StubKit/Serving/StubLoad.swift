@@ -42,8 +42,12 @@ final class StubLoad: @unchecked Sendable {
         var kept = Data()
         var count = 0
         var truncated = false
-        /// The whole body, for a task that must get it in one piece (see StubURLProtocol.chunkSize(for:)).
-        var whole: Data?
+        /// The whole body on disk, when the engine records (see ``Recorder``).
+        var capture: ResponseCapture?
+        /// The task takes its body in one piece (see ``StubURLProtocol/chunkSize(for:)``): chunks are
+        /// held (in `capture`, else in `held`) and handed over at the end.
+        var onePiece = false
+        var held = Data()
     }
 
     init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?) {
@@ -100,6 +104,7 @@ final class StubLoad: @unchecked Sendable {
         switch engine.decision(for: stubRequest) {
         case .answer(let match):
             progress.withLock { $0.match = match }
+            engine.recorder?.noteReplayed()
             if let reason = isDownload {
                 fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
                      request: stubRequest, match: match)
@@ -231,9 +236,12 @@ final class StubLoad: @unchecked Sendable {
                  request: stubRequest)
             return
         }
-        relay = Relay(request: stubRequest)
-        // A completion-handler task on Linux keeps only the last `didLoad`: relay its body in one piece.
-        if StubURLProtocol.chunkSize(for: task) == Int.max { relay.whole = Data() }
+        if engine.recorder != nil, request.httpBody == nil, let reason = Recorder.unrecordableTaskReason(task) {
+            fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]), request: stubRequest)
+            return
+        }
+        relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture(),
+                      onePiece: StubURLProtocol.chunkSize(for: task) == Int.max)
         progress.withLock { $0.passedThrough = true }
         // The forwarder answers on its own queue: find this load's context now, on it.
         executor.prepareContext()
@@ -256,7 +264,7 @@ final class StubLoad: @unchecked Sendable {
     /// nothing else did).
     private func record(_ request: StubRequest, match: StubMatch?, status: Int?, headers: [String: String], body: Data?,
                         bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, final: Bool,
-                        error: URLError? = nil, nearMisses: [NearMiss] = []) {
+                        error: URLError? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil) {
         if final {
             let first = progress.withLock { state -> Bool in
                 defer { state.journalled = true }
@@ -266,10 +274,12 @@ final class StubLoad: @unchecked Sendable {
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
         engine.journal.record { id in
-            JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
+            var entry = JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
                          rule: match.map(Self.reference), status: status, responseHeaders: headers, responseBody: body,
                          responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
                          error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
+            entry.recordedAs = recordedAs
+            return entry
         }
     }
 
@@ -314,11 +324,12 @@ extension StubLoad: ForwardingReceiver {
                 relay.truncated = true
             }
             relay.count += data.count
-            if relay.whole != nil {
-                relay.whole!.append(data)
-            } else {
-                executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
+            relay.capture?.append(data)
+            if relay.onePiece {
+                if relay.capture == nil { relay.held.append(data) }
+                return
             }
+            executor.withClient { client, instance in client.urlProtocol(instance, didLoad: data) }
         }
     }
 
@@ -328,15 +339,27 @@ extension StubLoad: ForwardingReceiver {
             guard let request = relay.request else { return }
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: error.localizedDescription])
+                relay.capture = nil  // nothing half-written: the bundle never sees a failed exchange
+                if let recorder = engine.recorder { recorder.noteFailed(urlError) }
                 record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
                 executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
                 return
             }
-            if let whole = relay.whole, !whole.isEmpty {
+            if relay.onePiece && relay.count > 0 {
+                // Mapped, not read: the file can be renamed into the bundle meanwhile.
+                let whole = relay.capture.flatMap { $0.finish() }.flatMap { try? Data(contentsOf: $0, options: .alwaysMapped) } ?? relay.held
+                relay.held = Data()
                 executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) }
             }
+            // Written before the app hears the end, so a finished request is in the bundle.
+            var recordedAs: String? = nil
+            if let recorder = engine.recorder, let status = relay.status,
+               case .success(let file) = recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
+                recordedAs = file.isEmpty ? "(no body)" : file
+            }
+            relay.capture = nil
             record(request, match: nil, status: relay.status, headers: relay.headers, body: relay.kept, bodySize: relay.count,
-                   truncated: relay.truncated, passThrough: true, final: true)
+                   truncated: relay.truncated, passThrough: true, final: true, recordedAs: recordedAs)
             executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
         }
     }

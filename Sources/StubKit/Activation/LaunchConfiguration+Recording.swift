@@ -1,0 +1,77 @@
+import Foundation
+
+/// Record mode as launch arguments and environment variables ask for it, before the folder is known.
+///
+/// `STUB_RECORD=<template>` turns it on; `STUB_RECORD_PATH`, `STUB_RECORD_MODE`, `STUB_RECORD_IGNORE`,
+/// `STUB_RECORD_REDACT`, `STUB_RECORD_KEEP` and `STUB_RECORD_PRETTY` refine it. Each is read from the
+/// environment, then from launch arguments as `NAME=value` or Apple's `-NAME value` (arguments win).
+public struct RecordSettings: Sendable, Hashable {
+    public static let templateKey = "STUB_RECORD"
+    public static let pathKey = "STUB_RECORD_PATH"
+    public static let modeKey = "STUB_RECORD_MODE"
+    public static let ignoreKey = "STUB_RECORD_IGNORE"
+    public static let redactKey = "STUB_RECORD_REDACT"
+    public static let keepKey = "STUB_RECORD_KEEP"
+    public static let prettyKey = "STUB_RECORD_PRETTY"
+    static let keys = [templateKey, pathKey, modeKey, ignoreKey, redactKey, keepKey, prettyKey]
+
+    public var template: String
+    /// `STUB_RECORD_PATH`; `nil` means the first folder of `STUB_BUNDLES_PATH`.
+    public var path: String?
+    public var mode: RecordConfiguration.Mode = .missing
+    public var ignored: [RecordConfiguration.VolatileField] = []
+    public var redact: [String] = []
+    public var keep: [String] = []
+    public var prettyJSON = false
+
+    /// The settings in `arguments` and `environment`, or `nil` without `STUB_RECORD`; problems name
+    /// the argument or variable that could not be read.
+    static func parse(arguments: [String], environment: [String: String]) -> (settings: RecordSettings?, problems: [String]) {
+        var values: [String: (value: String, source: String)] = [:]
+        for key in keys { if let value = environment[key] { values[key] = (value, "environment variable \(key)") } }
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            let dashed = argument.hasPrefix("-")
+            let flag = dashed ? String(argument.drop { $0 == "-" }) : argument
+            if let equals = flag.firstIndex(of: "="), keys.contains(String(flag[..<equals])) {
+                let key = String(flag[..<equals])
+                values[key] = (String(flag[flag.index(after: equals)...]), "launch argument \(key)")
+            } else if dashed, keys.contains(flag), let value = rest.popFirst() {
+                values[flag] = (value, "launch argument -\(flag)")
+            }
+        }
+        guard let template = values[templateKey], !template.value.isEmpty,
+              LaunchConfiguration.booleanWord(template.value) != false else { return (nil, []) }
+        var problems: [String] = []
+        var settings = RecordSettings(template: template.value)
+        if !BundleLocator.isValidTemplateName(template.value) {
+            problems.append("\(template.source)=\(template.value): a template name is the name of a bundle folder, without '/', '\\' or '..'")
+        }
+        settings.path = values[pathKey]?.value
+        if let mode = values[modeKey] {
+            if let parsed = RecordConfiguration.Mode(rawValue: mode.value.lowercased()) { settings.mode = parsed } else {
+                problems.append("\(mode.source)=\(mode.value): expected one of missing, all, once")
+            }
+        }
+        if let ignore = values[ignoreKey] {
+            for item in list(ignore.value) {
+                if let field = RecordConfiguration.VolatileField(parsing: item) { settings.ignored.append(field) } else {
+                    problems.append("\(ignore.source): '\(item)' is not body.<field>[.<field>…], query.<name> or header.<name>")
+                }
+            }
+        }
+        settings.redact = values[redactKey].map { list($0.value) } ?? []
+        settings.keep = values[keepKey].map { list($0.value) } ?? []
+        if let pretty = values[prettyKey] { settings.prettyJSON = LaunchConfiguration.booleanWord(pretty.value) ?? true }
+        return (settings, problems)
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The full configuration, recording into `folder`.
+    public func configuration(folder: URL) -> RecordConfiguration {
+        RecordConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep, prettyJSON: prettyJSON)
+    }
+}

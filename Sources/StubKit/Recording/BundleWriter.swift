@@ -1,0 +1,344 @@
+import Foundation
+
+/// Writes exchanges into a bundle folder as a `stubsRules.json` and response files that load and lint
+/// clean: the one writer behind recording (and, later, the importers and the local server).
+///
+/// Every append leaves a valid bundle on disk, so an app killed mid-run keeps everything recorded so
+/// far: the response file is written first (staged under a hidden name, then renamed), then the rules
+/// file is rewritten whole to a hidden temporary and renamed over the old one. Identical requests
+/// become one rule whose `responses` keep the recorded order, never two rules where the second is
+/// shadowed. Appends are serialized by one lock, so concurrent recordings interleave no files.
+public final class BundleWriter: Sendable {
+    /// What a request must look like to be answered by a written rule.
+    public struct RequestConditions: Sendable, Hashable {
+        public enum QueryValue: Sendable, Hashable {
+            case equals(String)
+            /// Present with any value (a redacted secret: the replay sends the real one).
+            case present
+        }
+
+        public enum Body: Sendable, Hashable {
+            /// The body text, exactly.
+            case equals(String)
+            /// A JSON value (compact text with sorted keys), compared ignoring key order and whitespace.
+            case equalsJSON(String)
+            /// A JSON object (compact text with sorted keys) the body must contain.
+            case containsJSON(String)
+        }
+
+        public var method: String
+        public var host: String?
+        /// The URL path, percent-encoded as sent.
+        public var path: String
+        public var query: [String: QueryValue]
+        public var body: Body?
+
+        public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
+            self.method = method.uppercased()
+            self.host = host
+            self.path = path.isEmpty ? "/" : path
+            self.query = query
+            self.body = body
+        }
+
+        /// How many conditions beyond method, host and path: more specific rules are written first.
+        var specificity: Int { query.count + (body == nil ? 0 : 1) }
+    }
+
+    /// A response to store.
+    public struct Response: Sendable {
+        public enum Body: Sendable {
+            case none
+            case data(Data)
+            /// A file the writer moves into the bundle (a streamed body, never held in memory).
+            case file(URL)
+        }
+
+        public var status: Int
+        public var headers: [String: String]
+        public var body: Body
+        /// Extension of the response file (`json`, `txt`, `png`, `bin`, …).
+        public var fileExtension: String
+
+        public init(status: Int, headers: [String: String], body: Body, fileExtension: String) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.fileExtension = fileExtension
+        }
+    }
+
+    /// Headers that describe one transfer, not the resource: never stored (StubKit computes
+    /// `Content-Length`; the stored body is already decoded).
+    public static let transferHeaders: Set<String> = ["content-length", "date", "transfer-encoding", "connection", "keep-alive", "content-encoding"]
+
+    public let folder: URL
+    public var rulesFile: URL { folder.appendingPathComponent("stubsRules.json") }
+    private let state: Locked<State>
+
+    private struct Stored {
+        var status: Int
+        var headers: [String: String]
+        var file: String?
+    }
+
+    private struct State {
+        /// The rules file's top-level keys other than `rules` (kept when appending to a bundle).
+        var topLevel: [String: Any] = [:]
+        var preservedRules: [Any] = []
+        var groups: [(request: RequestConditions, responses: [Stored])] = []
+        var groupIndex: [RequestConditions: Int] = [:]
+        /// File names in the folder, lower-cased (case-insensitive file systems).
+        var takenNames: Set<String> = []
+    }
+
+    /// Opens (creating it if needed) a bundle folder for appending.
+    ///
+    /// - Parameters:
+    ///   - replacing: remove whatever the folder holds first.
+    ///   - recordedAt: written as the bundle's `recordedAt` unless the bundle already has one.
+    /// - Throws: ``RecordingError`` naming the folder when it cannot be created or written, or its
+    ///   existing rules file is not a JSON rules file this writer can extend.
+    public init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
+        self.folder = folder.standardizedFileURL
+        let fm = FileManager.default
+        var state = State()
+        do {
+            if replacing, fm.fileExists(atPath: folder.path) { try fm.removeItem(at: folder) }
+            try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+            // Prove the folder writable now, at activation, rather than at the first response.
+            let probe = folder.appendingPathComponent(".stubkit-write-check-\(UUID().uuidString)")
+            try Data().write(to: probe)
+            try fm.removeItem(at: probe)
+        } catch {
+            throw RecordingError(path: folder.path, reason: "cannot write the recording folder: \(error.localizedDescription)")
+        }
+        for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            // Leftovers of a run killed between staging and renaming.
+            if name.hasPrefix(".partial-") || name.hasPrefix(".stubsRules.json.tmp") {
+                try? fm.removeItem(at: folder.appendingPathComponent(name))
+            } else {
+                state.takenNames.insert(name.lowercased())
+            }
+        }
+        for other in RuleKeys.rulesFileNames where other != "stubsRules.json" && state.takenNames.contains(other.lowercased()) {
+            throw RecordingError(path: folder.appendingPathComponent(other).path, reason: "the bundle has a rules file other than stubsRules.json; recording appends to stubsRules.json only")
+        }
+        let rulesFile = self.folder.appendingPathComponent("stubsRules.json")
+        if let data = fm.contents(atPath: rulesFile.path) {
+            guard let value = try? JSONSerialization.jsonObject(with: data) else {
+                throw RecordingError(path: rulesFile.path, reason: "not valid JSON, so recording cannot append to it; fix it with stublint, or record with STUB_RECORD_MODE=all")
+            }
+            if let rules = value as? [Any] {
+                state.preservedRules = rules
+            } else if var top = value as? [String: Any], let rules = top["rules"] as? [Any] {
+                top["rules"] = nil
+                state.preservedRules = rules
+                state.topLevel = top
+            } else {
+                throw RecordingError(path: rulesFile.path, reason: "neither an array of rules nor a dictionary with 'rules'")
+            }
+        }
+        if state.topLevel["recordedAt"] == nil, let recordedAt {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            state.topLevel["recordedAt"] = formatter.string(from: recordedAt)
+        }
+        self.state = Locked(state)
+    }
+
+    /// The number of rules the rules file holds (preserved and written).
+    public var ruleCount: Int {
+        state.withLock { $0.preservedRules.count + $0.groups.count }
+    }
+
+    /// Adds one exchange: stores the body as a response file and rewrites the rules file. A request
+    /// identical to one written before adds the next response to that rule's `responses`.
+    ///
+    /// - Returns: the response file's name in the bundle, or `nil` for an empty body.
+    /// - Throws: ``RecordingError`` naming the file that could not be written; the bundle on disk is
+    ///   then as it was before the call.
+    @discardableResult
+    public func append(_ request: RequestConditions, _ response: Response) throws(RecordingError) -> String? {
+        do {
+            return try appendLocked(request, response)
+        } catch let error as RecordingError {
+            throw error
+        } catch {
+            throw RecordingError(path: folder.path, reason: error.localizedDescription)
+        }
+    }
+
+    private func appendLocked(_ request: RequestConditions, _ response: Response) throws -> String? {
+        try state.withLock { state -> String? in
+            let fm = FileManager.default
+            var file: String? = nil
+            let empty: Bool
+            switch response.body {
+            case .none: empty = true
+            case .data(let data): empty = data.isEmpty
+            case .file(let url): empty = ((try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) == 0
+            }
+            if !empty {
+                let name = Self.uniqueName(for: request, extension: response.fileExtension, taken: state.takenNames)
+                let staged = folder.appendingPathComponent(".partial-\(UUID().uuidString)")
+                let target = folder.appendingPathComponent(name)
+                do {
+                    switch response.body {
+                    case .none: break
+                    case .data(let data): try data.write(to: staged)
+                    case .file(let url):
+                        do { try fm.moveItem(at: url, to: staged) } catch { try fm.copyItem(at: url, to: staged) }
+                    }
+                    try fm.moveItem(at: staged, to: target)
+                } catch {
+                    try? fm.removeItem(at: staged)
+                    throw RecordingError(path: target.path, reason: "cannot write the response file: \(error.localizedDescription)")
+                }
+                state.takenNames.insert(name.lowercased())
+                file = name
+            }
+            let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
+            let stored = Stored(status: response.status, headers: headers, file: file)
+            var next = state
+            if let i = next.groupIndex[request] {
+                next.groups[i].responses.append(stored)
+            } else {
+                next.groupIndex[request] = next.groups.count
+                next.groups.append((request, [stored]))
+            }
+            do {
+                try write(next)
+            } catch {
+                if let file { try? fm.removeItem(at: folder.appendingPathComponent(file)) }
+                throw RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
+            }
+            state = next
+            return file
+        }
+    }
+
+    // MARK: Writing the rules file
+
+    private func write(_ state: State) throws {
+        var top: [(String, JSONText)] = []
+        for key in state.topLevel.keys.sorted() { top.append((key, .from(any: state.topLevel[key]!))) }
+        // Recorded order, except that rules for one endpoint sit together (where it was first
+        // recorded), more specific first: a rule without a query or body condition then never
+        // shadows one with them.
+        var firstSeen: [String: Int] = [:]
+        let keyed = state.groups.enumerated().map { offset, group -> (endpoint: Int, group: (request: RequestConditions, responses: [Stored]), offset: Int) in
+            let endpoint = "\(group.request.method) \(group.request.host ?? "") \(group.request.path)"
+            if firstSeen[endpoint] == nil { firstSeen[endpoint] = offset }
+            return (firstSeen[endpoint]!, group, offset)
+        }
+        let ordered = keyed.sorted {
+            if $0.endpoint != $1.endpoint { return $0.endpoint < $1.endpoint }
+            if $0.group.request.specificity != $1.group.request.specificity { return $0.group.request.specificity > $1.group.request.specificity }
+            return $0.offset < $1.offset
+        }.map { (offset: $0.offset, element: $0.group) }
+        let rules = state.preservedRules.map(JSONText.from(any:)) + ordered.map { Self.rule($0.element.request, $0.element.responses) }
+        top.append(("rules", .array(rules)))
+        let data = Data((JSONText.object(top).rendered() + "\n").utf8)
+        let temporary = folder.appendingPathComponent(".stubsRules.json.tmp-\(UUID().uuidString)")
+        try data.write(to: temporary)
+        // rename(2) replaces the old file in one step: a reader sees the old rules or the new ones.
+        guard rename(temporary.path, rulesFile.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw RecordingError(path: rulesFile.path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    private static func rule(_ request: RequestConditions, _ responses: [Stored]) -> JSONText {
+        var pairs: [(String, JSONText)] = [
+            ("name", .string("\(request.method) \(request.path)")),
+            ("method", .string(request.method)),
+        ]
+        if let host = request.host { pairs.append(("host", .string(host))) }
+        pairs.append(("path", .string(literalPattern(request.path))))
+        if !request.query.isEmpty {
+            pairs.append(("query", .object(request.query.keys.sorted().map { name in
+                switch request.query[name]! {
+                case .equals(let value): return (name, .string(value))
+                case .present: return (name, .object([("present", .bool(true))]))
+                }
+            })))
+        }
+        if let body = request.body {
+            let condition: (String, JSONText)
+            switch body {
+            case .equals(let text): condition = ("equals", .string(text))
+            case .equalsJSON(let json): condition = ("equalsJSON", parsed(json))
+            case .containsJSON(let json): condition = ("containsJSON", parsed(json))
+            }
+            pairs.append(("requestBody", .object([condition])))
+        }
+        if responses.count == 1 {
+            pairs += responseKeys(responses[0])
+        } else {
+            pairs.append(("responses", .array(responses.map { .object(responseKeys($0)) })))
+        }
+        return .object(pairs)
+    }
+
+    private static func responseKeys(_ stored: Stored) -> [(String, JSONText)] {
+        var pairs: [(String, JSONText)] = [("status", .int(stored.status))]
+        if !stored.headers.isEmpty {
+            pairs.append(("headers", .object(stored.headers.keys.sorted().map { ($0, .string(stored.headers[$0]!)) })))
+        }
+        if let file = stored.file { pairs.append(("response", .string(file))) }
+        return pairs
+    }
+
+    private static func parsed(_ json: String) -> JSONText {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)
+    }
+
+    /// The path as a pattern of literal segments: `{`, `}` and `*` are percent-encoded, which a
+    /// pattern reads as a literal segment that matches them after decoding.
+    static func literalPattern(_ path: String) -> String {
+        var pattern = ""
+        for character in path {
+            switch character {
+            case "{": pattern += "%7B"
+            case "}": pattern += "%7D"
+            case "*": pattern += "%2A"
+            default: pattern.append(character)
+            }
+        }
+        return pattern.hasPrefix("/") ? pattern : "/" + pattern
+    }
+
+    /// `GET_restaurants_1_menu.json`, then `GET_restaurants_1_menu_2.json`, … for the next ones.
+    static func uniqueName(for request: RequestConditions, extension ext: String, taken: Set<String>) -> String {
+        let segments = request.path.split(separator: "/").map { segment -> String in
+            let decoded = PathPattern.percentDecoded(segment)
+            let mapped = String(decoded.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
+            return mapped.split(separator: "_").joined(separator: "_")
+        }.filter { !$0.isEmpty }
+        var base = ([request.method] + (segments.isEmpty ? ["root"] : segments)).joined(separator: "_")
+        if base.count > 80 { base = String(base.prefix(80)) }
+        let suffix = ext.isEmpty ? "" : "." + ext
+        var name = base + suffix
+        var counter = 2
+        while taken.contains(name.lowercased()) || RuleKeys.rulesFileNames.contains(name) {
+            name = "\(base)_\(counter)\(suffix)"
+            counter += 1
+        }
+        return name
+    }
+}
+
+/// A recording that cannot be written: the path and why.
+public struct RecordingError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "StubKit recording: \(path): \(reason)" }
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,245 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns real exchanges relayed by the forwarder into rules and response files of one bundle.
+///
+/// Set on an engine (``StubEngine/recorder``), it makes the engine take every http(s) request: what the
+/// active bundles answer is replayed, the rest goes to the network through the same forwarder as a
+/// pass-through and is written here when it completes. Redaction happens before anything is written;
+/// volatile fields are left out of the conditions. Thread-safe: the writer serializes appends, and the
+/// counts sit behind one lock.
+public final class Recorder: Sendable {
+    public let configuration: RecordConfiguration
+    public let writer: BundleWriter
+    let redactor: Redactor
+    private let counts = Locked(RecordingSummary())
+    /// Every secret value redacted so far (this run): a later response that echoes one in free text
+    /// or in another header has it replaced too.
+    private let seenSecrets = Locked<Set<String>>([])
+
+    /// Opens the bundle for recording (replacing it in ``RecordConfiguration/Mode/all`` mode).
+    ///
+    /// - Throws: ``RecordingError`` naming the folder when it cannot be written.
+    public init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+        self.configuration = configuration
+        self.redactor = Redactor(redact: configuration.redact, keep: configuration.keep)
+        self.writer = try BundleWriter(folder: configuration.bundleFolder, replacing: configuration.mode == .all, recordedAt: now)
+        counts.withLock { $0.bundle = writer.folder.path }
+    }
+
+    /// What the recording did so far.
+    public var summary: RecordingSummary { counts.withLock { $0 } }
+
+    /// Whether the engine must send this request to the network even when a rule answers it.
+    var recordsEverything: Bool { configuration.mode == .all }
+
+    func noteReplayed() { counts.withLock { $0.replayed += 1 } }
+
+    func noteFailed(_ error: any Error) {
+        counts.withLock { $0.failed += 1; $0.problems.append(error.localizedDescription) }
+    }
+
+    /// Why a task cannot be recorded, or `nil`. On Linux, FoundationNetworking hands a `URLProtocol` no
+    /// body for an upload task: forwarding it would send the backend a request without its body, and
+    /// record a rule that never matches the real one.
+    static func unrecordableTaskReason(_ task: URLSessionTask?) -> String? {
+        #if canImport(FoundationNetworking)
+        if task is URLSessionUploadTask {
+            return "StubKit cannot record upload tasks on Linux: FoundationNetworking hands a URLProtocol no upload body, so the request would reach the server without it. Use a data task with httpBody while recording."
+        }
+        #endif
+        return nil
+    }
+
+    /// A temporary file for one response body, streamed as it arrives.
+    func makeCapture() -> ResponseCapture? { ResponseCapture() }
+
+    /// Writes one completed exchange.
+    ///
+    /// - Returns: the response file's name (or "" for an empty body).
+    func record(_ request: StubRequest, status: Int, headers: [String: String], capture: ResponseCapture?) -> Result<String, RecordingError> {
+        var redacted = 0
+        for (name, value) in request.headers where redactor.isSecret(name) { remember(value) }
+        for (name, value) in headers where redactor.isSecret(name) { remember(value) }
+        let conditions = self.conditions(for: request, redacted: &redacted)
+        var (storedHeaders, headerCount) = redactor.headers(headers)
+        redacted += headerCount
+        for (name, value) in storedHeaders {
+            let (scrubbed, count) = scrub(value)
+            if count > 0 { storedHeaders[name] = scrubbed; redacted += count }
+        }
+        let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
+        var body = BundleWriter.Response.Body.none
+        var ext = "bin"
+        if let capture, capture.count > 0 || capture.failed != nil {
+            guard let file = capture.finish() else {
+                let error = RecordingError(path: capture.url.path, reason: "the response body could not be stored: \(capture.failed?.localizedDescription ?? "unknown error")")
+                noteFailed(error)
+                return .failure(error)
+            }
+            ext = Self.fileExtension(for: contentType)
+            body = .file(file)
+            if MediaType.isJSON(contentType) {
+                if capture.count <= 64 << 20, let data = try? Data(contentsOf: file),
+                   let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+                    let result = redactor.json(value)
+                    redacted += result.redacted
+                    result.values.forEach(remember)
+                    if result.redacted > 0 || configuration.prettyJSON {
+                        // Re-serialized only when it must change, so bodies stay byte-exact by default.
+                        let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
+                        if let text = try? JSONSerialization.data(withJSONObject: result.value, options: options) { body = .data(text) }
+                    }
+                } else {
+                    ext = "txt"  // announced as JSON but not JSON: a .json file would fail the linter
+                }
+            } else if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+                      let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8) {
+                let result = redactor.formEncoded(text)
+                if result.redacted > 0 { redacted += result.redacted; body = .data(Data(result.text.utf8)) }
+            }
+            if Self.textExtensions.contains(ext), capture.count <= 64 << 20 {
+                let data: Data?
+                switch body {
+                case .data(let bytes): data = bytes
+                case .file(let url): data = try? Data(contentsOf: url)
+                case .none: data = nil
+                }
+                if let data, let text = String(data: data, encoding: .utf8) {
+                    let (scrubbed, count) = scrub(text)
+                    if count > 0 { redacted += count; body = .data(Data(scrubbed.utf8)) }
+                }
+            }
+        }
+        do {
+            let file = try writer.append(conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext))
+            counts.withLock { $0.recorded += 1; $0.redacted += redacted }
+            return .success(file ?? "")
+        } catch {
+            noteFailed(error)
+            return .failure(error)
+        }
+    }
+
+    static let textExtensions: Set<String> = ["json", "txt", "html", "xml", "css", "csv", "js", "svg"]
+
+    private func remember(_ value: String) {
+        let parts = Redactor.secretParts(of: value)
+        seenSecrets.withLock { $0.formUnion(parts) }
+    }
+
+    /// `text` with every secret seen so far replaced, longest first; the count of replacements.
+    private func scrub(_ text: String) -> (String, Int) {
+        let secrets = seenSecrets.withLock { $0 }.sorted { $0.count > $1.count }
+        var result = text, count = 0
+        for secret in secrets where result.contains(secret) {
+            count += result.components(separatedBy: secret).count - 1
+            result = result.replacingOccurrences(of: secret, with: Redactor.placeholder)
+        }
+        return (result, count)
+    }
+
+    /// The conditions a replay of `request` must meet: method, host, literal path, query items
+    /// (order-insensitive), and the body; volatile and secret fields left out.
+    func conditions(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions {
+        var query: [String: BundleWriter.RequestConditions.QueryValue] = [:]
+        let ignoredQuery = configuration.ignoredQueryNames
+        for item in request.queryItems where !ignoredQuery.contains(item.name) && query[item.name] == nil {
+            if redactor.isSecret(item.name) {
+                remember(item.value)
+                query[item.name] = .present
+                redacted += 1
+            } else {
+                query[item.name] = .equals(item.value)
+            }
+        }
+        var conditions = BundleWriter.RequestConditions(method: request.method, host: request.host.isEmpty ? nil : request.host,
+                                                        path: request.url.path(percentEncoded: true), query: query)
+        guard let body = request.body, !body.isEmpty else { return conditions }
+        if let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+           value is [String: Any] || value is [Any] {
+            let result = redactor.json(value)
+            redacted += result.redacted
+            result.values.forEach(remember)
+            let leaveOut = configuration.ignoredBodyPaths + result.paths
+            if var object = value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
+                for path in leaveOut { object = Self.removing(path, from: object) }
+                conditions.body = .containsJSON(Self.canonical(object))
+            } else {
+                conditions.body = .equalsJSON(Self.canonical(result.value))
+            }
+        } else if let text = String(data: body, encoding: .utf8) {
+            let form = redactor.formEncoded(text)
+            // A form with a secret matches on everything else being absent from the rule: the
+            // placeholder would never equal the real value a replay sends.
+            if form.redacted > 0 { redacted += form.redacted } else { conditions.body = .equals(text) }
+        }
+        return conditions
+    }
+
+    static func canonical(_ value: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func has(_ path: [String], in object: [String: Any]) -> Bool {
+        guard let first = path.first, let child = object[first] else { return false }
+        if path.count == 1 { return true }
+        return (child as? [String: Any]).map { has(Array(path.dropFirst()), in: $0) } ?? false
+    }
+
+    private static func removing(_ path: [String], from object: [String: Any]) -> [String: Any] {
+        guard let first = path.first, object[first] != nil else { return object }
+        var result = object
+        if path.count == 1 {
+            result[first] = nil
+        } else if let child = object[first] as? [String: Any] {
+            result[first] = removing(Array(path.dropFirst()), from: child)
+        }
+        return result
+    }
+
+    /// The response file's extension from the content type, so the loader infers it back.
+    static func fileExtension(for contentType: String?) -> String {
+        let essence = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if MediaType.isJSON(essence) { return "json" }
+        switch essence {
+        case "text/html": return "html"
+        case "application/xml", "text/xml": return "xml"
+        case "text/css": return "css"
+        case "text/csv": return "csv"
+        case "text/javascript", "application/javascript": return "js"
+        case "image/png": return "png"
+        case "image/jpeg": return "jpg"
+        case "image/gif": return "gif"
+        case "image/webp": return "webp"
+        case "image/svg+xml": return "svg"
+        case "application/pdf": return "pdf"
+        case "application/zip": return "zip"
+        default: return essence.hasPrefix("text/") || essence == "application/x-www-form-urlencoded" ? "txt" : "bin"
+        }
+    }
+}
+
+/// What a recording run did: shown by `stubdemo` on exit and available as ``Recorder/summary``.
+public struct RecordingSummary: Sendable, Hashable, CustomStringConvertible {
+    /// Exchanges written to the bundle.
+    public var recorded = 0
+    /// Requests answered from the active bundles instead of the network.
+    public var replayed = 0
+    /// Secret values replaced by ``Redactor/placeholder``.
+    public var redacted = 0
+    /// Exchanges not written: the network failed, or the bundle could not be written.
+    public var failed = 0
+    public var problems: [String] = []
+    /// The bundle folder.
+    public var bundle = ""
+
+    public var description: String {
+        var text = "StubKit recording: recorded \(recorded), replayed \(replayed), redacted \(redacted)"
+        if failed > 0 { text += ", failed \(failed)" }
+        return text + " (\(bundle))"
+    }
+}

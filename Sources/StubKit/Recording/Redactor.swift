@@ -1,0 +1,107 @@
+import Foundation
+
+/// Replaces secrets with a fixed placeholder before anything is written to a bundle.
+///
+/// On by default, because a recorded bundle is committed to a repository: headers `Authorization`,
+/// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and query items or JSON fields whose name contains
+/// `token`, `secret`, `password`, `api_key`/`apikey` (so `access_token`, `client_secret` too). Names
+/// compare case-insensitively, with `-` the same as `_`. ``RecordConfiguration/redact`` adds names
+/// (matched exactly); ``RecordConfiguration/keep`` exempts names, default or not.
+public struct Redactor: Sendable {
+    /// What every redacted value becomes.
+    public static let placeholder = "REDACTED"
+    /// Names redacted wherever they appear, whole.
+    public static let defaultNames: Set<String> = ["authorization", "proxy_authorization", "cookie", "set_cookie"]
+    /// Parts of names that mark a secret.
+    public static let defaultFragments = ["token", "secret", "password", "api_key", "apikey"]
+
+    private let names: Set<String>
+    private let fragments: [String]
+    private let kept: Set<String>
+
+    public init(redact: [String] = [], keep: [String] = []) {
+        self.names = Self.defaultNames.union(redact.map(Self.normalized))
+        self.fragments = Self.defaultFragments
+        self.kept = Set(keep.map(Self.normalized))
+    }
+
+    private static func normalized(_ name: String) -> String {
+        name.lowercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// Whether a header, query item or JSON field of this name holds a secret.
+    public func isSecret(_ name: String) -> Bool {
+        let name = Self.normalized(name)
+        guard !kept.contains(name) else { return false }
+        return names.contains(name) || fragments.contains { name.contains($0) }
+    }
+
+    /// Headers with secret values replaced; the count of values replaced.
+    public func headers(_ headers: [String: String]) -> (headers: [String: String], redacted: Int) {
+        var count = 0
+        var result = headers
+        for (name, _) in headers where isSecret(name) {
+            result[name] = Self.placeholder
+            count += 1
+        }
+        return (result, count)
+    }
+
+    /// A JSON value with the values of secret fields replaced, at any depth; the count, and the key
+    /// paths replaced (so matching can leave them out: a replay sends the real secret, not the placeholder).
+    public func json(_ value: Any) -> (value: Any, redacted: Int, paths: [[String]], values: [String]) {
+        var count = 0
+        var paths: [[String]] = []
+        var values: [String] = []
+        func walk(_ value: Any, path: [String]) -> Any {
+            if let object = value as? [String: Any] {
+                var result: [String: Any] = [:]
+                for (key, child) in object {
+                    if isSecret(key) {
+                        result[key] = Self.placeholder
+                        count += 1
+                        paths.append(path + [key])
+                        if let text = child as? String { values.append(text) }
+                    } else {
+                        result[key] = walk(child, path: path + [key])
+                    }
+                }
+                return result
+            }
+            if let array = value as? [Any] {
+                // Paths through arrays are not expressible as containsJSON conditions; the values are still redacted.
+                return array.map { walk($0, path: path + ["[]"]) }
+            }
+            return value
+        }
+        let result = walk(value, path: [])
+        return (result, count, paths, values)
+    }
+
+    /// The secret parts of a redacted value, to find them again elsewhere (a token echoed in a text
+    /// body): the whole value, the credentials after `Bearer `/`Basic `, each cookie's value. Parts
+    /// shorter than 6 characters are left out, as they would match ordinary text.
+    public static func secretParts(of value: String) -> Set<String> {
+        var parts: Set<String> = [value]
+        for piece in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            var part = piece.trimmingCharacters(in: .whitespaces)
+            if let equals = part.firstIndex(of: "=") { part = String(part[part.index(after: equals)...]) }
+            if let space = part.lastIndex(of: " ") { part = String(part[part.index(after: space)...]) }
+            parts.insert(part)
+        }
+        return parts.filter { $0.count >= 6 && $0 != placeholder }
+    }
+
+    /// `a=1&token=x` with secret values replaced (query strings and form bodies).
+    public func formEncoded(_ text: String) -> (text: String, redacted: Int) {
+        var count = 0
+        let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = PathPattern.percentDecoded(parts[0])
+            guard parts.count == 2, isSecret(name) else { return String(pair) }
+            count += 1
+            return "\(parts[0])=\(Self.placeholder)"
+        }
+        return (pairs.joined(separator: "&"), count)
+    }
+}
