@@ -65,11 +65,15 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     // MARK: Activation
     public static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
 
+    // MARK: Matching cost
+    public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
+
     public static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle,
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
+        .backtrackingRegex,
     ]
 }
