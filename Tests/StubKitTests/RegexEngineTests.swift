@@ -131,6 +131,9 @@ struct RegexEngineTests {
         #expect(engine.match(request) == nil)
         let text = RequestExplanation(engine: engine, request: request).text
         #expect(text.contains("regular expression over budget"), "\(text)")
+        let lookup = engine.snapshot.index.lookup(for: request)
+        #expect(lookup.entry == nil)
+        #expect(lookup.overBudget.map(\.rule.displayName) == ["slow"])
     }
 
     @Test("differential: the linear engine agrees with NSRegularExpression on a generated corpus")

@@ -12,6 +12,17 @@ enum RequestMatcher {
         return !found
     }
 
+    /// Whether every condition holds, telling a miss caused by a regular expression that ran over
+    /// its budget (the first failed condition) from a plain miss.
+    static func evaluate(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> RegexPattern.Outcome {
+        var outcome = RegexPattern.Outcome.match
+        check(conditions, request, states: states) { mismatch in
+            outcome = mismatch.isRegexOverBudget ? .overBudget : .noMatch
+            return false
+        }
+        return outcome
+    }
+
     /// The first condition that fails, or `nil` when the request matches.
     static func mismatch(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> Mismatch? {
         var first: Mismatch?

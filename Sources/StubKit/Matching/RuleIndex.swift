@@ -63,16 +63,35 @@ final class RuleIndex: Sendable {
 
     /// The best rule for the request, without capturing path parameters (what `canInit` needs).
     func firstEntry(for request: StubRequest, states: [String: String] = [:]) -> Entry? {
+        lookup(for: request, states: states).entry
+    }
+
+    /// The answer to one lookup: the best rule, and the rules before it that missed only because a
+    /// regular expression ran over its budget (``RegexPattern/Outcome/overBudget``).
+    struct Lookup: Sendable {
+        let entry: Entry?
+        /// In precedence order. Empty unless a pattern outside the linear-time subset ran away: what
+        /// the journal records as "regular expression over budget".
+        let overBudget: [Entry]
+    }
+
+    /// The best rule for the request, and the rules that went over budget on the way.
+    func lookup(for request: StubRequest, states: [String: String] = [:]) -> Lookup {
         var candidates = unindexed
         paths.collect(matching: request.pathSegments[...], into: &candidates)
         if candidates.count > 1 { candidates.sort() }
         var previous = -1
+        var overBudget: [Entry] = []
         for rank in candidates where rank != previous {
             previous = rank
             let entry = entries[rank]
-            if RequestMatcher.matches(entry.rule.request, request, states: states) { return entry }
+            switch RequestMatcher.evaluate(entry.rule.request, request, states: states) {
+            case .match: return Lookup(entry: entry, overBudget: overBudget)
+            case .overBudget: overBudget.append(entry)
+            case .noMatch: break
+            }
         }
-        return nil
+        return Lookup(entry: nil, overBudget: overBudget)
     }
 
     /// Whether any rule would answer the request (what `canInit` asks).
