@@ -89,7 +89,7 @@ func binaryPlistBomb(chains: Int) -> Data {
     return binaryPlist(objects, top: objects.count - 1, refSize: 2)
 }
 
-func runAdversarialBenchmarks() {
+func runAdversarialReaderBenchmarks() {
     print("| input | n | time at n | time at 10n | ratio |")
     print("|---|---|---|---|---|")
     for shape in adversarialShapes() {

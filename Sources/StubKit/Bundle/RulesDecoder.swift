@@ -519,7 +519,13 @@ struct RulesDecoder {
     private mutating func regex(_ value: SourceValue, keyPath: @autoclosure () -> String) -> RegexPattern? {
         guard let text = string(value, keyPath: keyPath()) else { return nil }
         do {
-            return try RegexPattern(text)
+            let regex = try RegexPattern(text)
+            if let reason = regex.backtrackingReason {
+                report(.backtrackingRegex, at: value.position, keyPath: keyPath(),
+                       "regular expression '\(text)' uses \(reason), outside the subset StubKit matches in linear time; it runs on NSRegularExpression, and a match that takes over \(RegexPattern.defaultBudget) counts as a miss",
+                       fix: "rewrite it with literals, '.', classes, groups, '|', '* + ? {m,n}' and '^ $' only")
+            }
+            return regex
         } catch {
             report(.invalidRegex, at: value.position, keyPath: keyPath(), "regular expression '\(text)' does not compile",
                    fix: "check brackets and escape special characters such as '?' and '(' with a backslash")

@@ -68,6 +68,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     // MARK: Values that can never work (added with issue 10)
     public static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
     public static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
+    // MARK: Matching cost
+    public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
 
     public static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle,
@@ -76,5 +78,6 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
         .invalidHeader, .delayTooLong,
+        .backtrackingRegex,
     ]
 }

@@ -2,20 +2,98 @@ import Foundation
 
 /// A compiled regular expression that is a value: compared and hashed by its pattern text.
 ///
+/// Patterns inside the linear-time subset (see ``RegexNode``) run on StubKit's own engine
+/// (``RegexProgram``), which cannot hang: its worst case is pattern length × text length. Patterns
+/// outside it (back-references, look-around, …) run on `NSRegularExpression` under a time budget per
+/// match; a match that exceeds it is ``Outcome/overBudget``, reported as a miss, never a hang.
+/// Either way the options are `NSRegularExpression`'s defaults (case-sensitive, `^ $` at the ends of
+/// the text, `.` not matching line terminators), and the answers are the same.
+///
 /// `NSRegularExpression` is immutable and documented as safe to use from many threads, which is why
 /// this wrapper can be `Sendable`.
 public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertible {
-    public let pattern: String
-    private let expression: NSRegularExpression
-
-    public init(_ pattern: String) throws {
-        self.pattern = pattern
-        self.expression = try NSRegularExpression(pattern: pattern, options: [])
+    /// The answer to "does it match anywhere?".
+    public enum Outcome: Sendable, Hashable {
+        case match
+        case noMatch
+        /// The backtracking engine ran out of its budget: treated as a miss, and reported as
+        /// "regular expression over budget" so nobody is misled into another reason.
+        case overBudget
     }
 
+    public let pattern: String
+    private let expression: NSRegularExpression
+    /// `nil` when the pattern lies outside the subset; then `expression` answers under a budget.
+    private let program: RegexProgram?
+    private let node: RegexNode?
+    /// Why the pattern needs the backtracking engine (for `stublint`), when it does.
+    public let backtrackingReason: String?
+
+    /// How long one match on the backtracking engine may run before it counts as a miss.
+    public static let defaultBudget: Duration = .milliseconds(100)
+
+    /// Compiles `pattern`; throws the error `NSRegularExpression` gives for invalid syntax.
+    public init(_ pattern: String) throws {
+        self.pattern = pattern
+        // Always compiled: invalid syntax is reported exactly as before, and the subset parser only
+        // ever sees valid patterns.
+        self.expression = try NSRegularExpression(pattern: pattern, options: [])
+        var reason: String?
+        do {
+            let node = try RegexParser.parse(pattern)
+            do {
+                self.program = try RegexProgram(node)
+                self.node = node
+            } catch {
+                self.program = nil
+                self.node = nil
+                reason = "a repetition count too large to expand"
+            }
+        } catch {
+            self.program = nil
+            self.node = nil
+            reason = error.construct
+        }
+        self.backtrackingReason = reason
+    }
+
+    /// Whether the pattern runs on the linear-time engine (and so can never run over budget).
+    public var isLinear: Bool { program != nil }
+
+    /// Literal strings every match contains (see ``RegexNode/requiredLiterals``); empty when there is
+    /// none, or when the pattern lies outside the subset.
+    public var requiredLiterals: [String] { node?.requiredLiterals ?? [] }
+
     /// Whether the expression matches anywhere in `text` (unanchored, as `matching_url` always was).
+    /// A match over budget counts as no match; use ``evaluate(_:budget:)`` to tell them apart.
     public func matches(_ text: String) -> Bool {
-        expression.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
+        evaluate(text) == .match
+    }
+
+    /// Whether the expression matches anywhere in `text`, or ran out of `budget` trying.
+    ///
+    /// On the linear-time engine the answer is always `.match` or `.noMatch`. Safe from any thread.
+    public func evaluate(_ text: String, budget: Duration = RegexPattern.defaultBudget) -> Outcome {
+        if let program { return program.matches(text) ? .match : .noMatch }
+        return evaluateWithBudget(text, budget: budget)
+    }
+
+    /// `NSRegularExpression` with progress reports, stopped once the budget is spent. Also a miss
+    /// when ICU gives up on its own (its backtracking stack limit), which it reports as no match.
+    private func evaluateWithBudget(_ text: String, budget: Duration) -> Outcome {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: budget)
+        var outcome = Outcome.noMatch
+        expression.enumerateMatches(in: text, options: [.reportProgress], range: NSRange(text.startIndex..., in: text)) { result, _, stop in
+            if result != nil {
+                outcome = .match
+                stop.pointee = true
+            } else if clock.now >= deadline {
+                outcome = .overBudget
+                stop.pointee = true
+            }
+        }
+        return outcome
     }
 
     public var description: String { pattern }

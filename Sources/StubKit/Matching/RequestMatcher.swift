@@ -12,6 +12,17 @@ enum RequestMatcher {
         return !found
     }
 
+    /// Whether every condition holds, telling a miss caused by a regular expression that ran over
+    /// its budget (the first failed condition) from a plain miss.
+    static func evaluate(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> RegexPattern.Outcome {
+        var outcome = RegexPattern.Outcome.match
+        check(conditions, request, states: states) { mismatch in
+            outcome = mismatch.isRegexOverBudget ? .overBudget : .noMatch
+            return false
+        }
+        return outcome
+    }
+
     /// The first condition that fails, or `nil` when the request matches.
     static func mismatch(_ conditions: RequestConditions, _ request: StubRequest, states: [String: String] = [:]) -> Mismatch? {
         var first: Mismatch?
@@ -48,21 +59,29 @@ enum RequestMatcher {
             guard report(Mismatch(field: "path", expected: path.description, actual: "/" + request.pathSegments.joined(separator: "/"),
                                   detail: pathDetail(path, request.pathSegments))) else { return }
         }
-        if let pattern = conditions.urlPattern, !pattern.matches(request.url.absoluteString) {
-            guard report(Mismatch(field: "url", expected: "matches /\(pattern.pattern)/", actual: request.url.absoluteString)) else { return }
+        if let pattern = conditions.urlPattern {
+            let outcome = pattern.evaluate(request.url.absoluteString)
+            if outcome != .match {
+                guard report(Mismatch(field: "url", expected: "matches /\(pattern.pattern)/", actual: request.url.absoluteString,
+                                      detail: outcome == .overBudget ? Mismatch.regexOverBudget : nil)) else { return }
+            }
         }
         for name in conditions.query.keys.sorted() {
             let condition = conditions.query[name]!
             let actual = request.queryValue(name)
-            if !condition.accepts(actual) {
-                guard report(Mismatch(field: "query.\(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent")) else { return }
+            let outcome = condition.evaluate(actual)
+            if outcome != .match {
+                guard report(Mismatch(field: "query.\(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent",
+                                      detail: outcome == .overBudget ? Mismatch.regexOverBudget : nil)) else { return }
             }
         }
         for name in conditions.headers.keys.sorted() {
             let condition = conditions.headers[name]!
             let actual = request.header(name)
-            if !condition.accepts(actual) {
-                guard report(Mismatch(field: "header \(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent")) else { return }
+            let outcome = condition.evaluate(actual)
+            if outcome != .match {
+                guard report(Mismatch(field: "header \(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent",
+                                      detail: outcome == .overBudget ? Mismatch.regexOverBudget : nil)) else { return }
             }
         }
         if let required = conditions.scenarioState, let state = required.state {
@@ -111,6 +130,15 @@ public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
     public var expected: String
     public var actual: String
     public var detail: String?
+
+    /// The `detail` of a condition whose regular expression ran out of its budget
+    /// (``RegexPattern/Outcome/overBudget``): the request missed because the check was cut short,
+    /// not because the value was wrong.
+    public static let regexOverBudget = "regular expression over budget"
+
+    /// Whether this condition failed only because its regular expression ran over budget; the
+    /// serving side journals such misses.
+    public var isRegexOverBudget: Bool { detail == Self.regexOverBudget }
 
     public var description: String {
         var text = "\(field): expected \(expected), got \(actual)"

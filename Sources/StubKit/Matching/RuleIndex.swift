@@ -1,8 +1,7 @@
 /// An immutable index over the rules of the active bundles, ordered by precedence.
 ///
-/// Rules with a path pattern sit in a tree keyed by path segment: literal segments in a dictionary,
-/// `{param}` and `*` on one branch, `**` on another. A lookup walks only the branches a request's path
-/// can take, so its cost depends on the depth of the path and the few rules on it, not on how many
+/// Rules with a path pattern sit in a ``PathTrie`` keyed by path segment. A lookup walks only the
+/// branches a request's path can take, so its cost depends on the depth of the path and the few rules on it, not on how many
 /// rules there are. Rules without a path (`urlRegex`) are checked on every lookup, in precedence order.
 final class RuleIndex: Sendable {
     /// One rule with where it came from. `rank` is its place in precedence order (0 answers first).
@@ -22,36 +21,8 @@ final class RuleIndex: Sendable {
     let entries: [Entry]
     /// Whether any rule depends on or changes engine state; if none does, lookups need no lock.
     let hasStatefulRules: Bool
-    private let root: Node
+    private let paths: PathTrie
     private let unindexed: [Int]
-
-    private final class Node: @unchecked Sendable {
-        // Built once in init, read-only afterwards.
-        var literal: [String: Node] = [:]
-        var single: Node?
-        var globstar: Node?
-        var terminal: [Int] = []
-
-        func child(for component: PathPattern.Component) -> Node {
-            switch component {
-            case .literal(let s):
-                if let node = literal[s] { return node }
-                let node = Node()
-                literal[s] = node
-                return node
-            case .parameter, .wildcard:
-                if let node = single { return node }
-                let node = Node()
-                single = node
-                return node
-            case .globstar:
-                if let node = globstar { return node }
-                let node = Node()
-                globstar = node
-                return node
-            }
-        }
-    }
 
     /// Builds the index over bundles given in activation order (later bundles override earlier ones).
     init(bundles: [StubBundle]) {
@@ -71,18 +42,16 @@ final class RuleIndex: Sendable {
             Entry(rank: $0.offset, rule: $0.element.rule, bundle: $0.element.bundle, key: RuleKey(bundleOrder: $0.element.bundleOrder, ruleIndex: $0.element.ruleIndex))
         }
         hasStatefulRules = entries.contains { $0.rule.isStateful }
-        let root = Node()
+        let paths = PathTrie()
         var unindexed: [Int] = []
         for entry in entries {
-            guard let path = entry.rule.request.path else {
+            if let path = entry.rule.request.path {
+                paths.insert(path, value: entry.rank)
+            } else {
                 unindexed.append(entry.rank)
-                continue
             }
-            var node = root
-            for component in path.components { node = node.child(for: component) }
-            node.terminal.append(entry.rank)
         }
-        self.root = root
+        self.paths = paths
         self.unindexed = unindexed
     }
 
@@ -94,43 +63,39 @@ final class RuleIndex: Sendable {
 
     /// The best rule for the request, without capturing path parameters (what `canInit` needs).
     func firstEntry(for request: StubRequest, states: [String: String] = [:]) -> Entry? {
+        lookup(for: request, states: states).entry
+    }
+
+    /// The answer to one lookup: the best rule, and the rules before it that missed only because a
+    /// regular expression ran over its budget (``RegexPattern/Outcome/overBudget``).
+    struct Lookup: Sendable {
+        let entry: Entry?
+        /// In precedence order. Empty unless a pattern outside the linear-time subset ran away: what
+        /// the journal records as "regular expression over budget".
+        let overBudget: [Entry]
+    }
+
+    /// The best rule for the request, and the rules that went over budget on the way.
+    func lookup(for request: StubRequest, states: [String: String] = [:]) -> Lookup {
         var candidates = unindexed
-        Self.collect(root, request.pathSegments[...], into: &candidates)
+        paths.collect(matching: request.pathSegments[...], into: &candidates)
         if candidates.count > 1 { candidates.sort() }
         var previous = -1
+        var overBudget: [Entry] = []
         for rank in candidates where rank != previous {
             previous = rank
             let entry = entries[rank]
-            if RequestMatcher.matches(entry.rule.request, request, states: states) { return entry }
+            switch RequestMatcher.evaluate(entry.rule.request, request, states: states) {
+            case .match: return Lookup(entry: entry, overBudget: overBudget)
+            case .overBudget: overBudget.append(entry)
+            case .noMatch: break
+            }
         }
-        return nil
+        return Lookup(entry: nil, overBudget: overBudget)
     }
 
     /// Whether any rule would answer the request (what `canInit` asks).
     func hasMatch(for request: StubRequest, states: [String: String] = [:]) -> Bool {
         firstEntry(for: request, states: states) != nil
-    }
-
-    private static func collect(_ node: Node, _ path: ArraySlice<Substring>, into result: inout [Int]) {
-        if let globstar = node.globstar {
-            // `**` absorbs any number of segments, including none.
-            var tail = path
-            while true {
-                collect(globstar, tail, into: &result)
-                if tail.isEmpty { break }
-                tail = tail.dropFirst()
-            }
-        }
-        collectChildren(node, path, into: &result)
-    }
-
-    private static func collectChildren(_ node: Node, _ path: ArraySlice<Substring>, into result: inout [Int]) {
-        guard let segment = path.first else {
-            result += node.terminal
-            return
-        }
-        let rest = path.dropFirst()
-        if let next = node.literal[String(segment)] { collect(next, rest, into: &result) }
-        if let next = node.single { collect(next, rest, into: &result) }
     }
 }

@@ -13,11 +13,16 @@ public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a value (`nil` when the item or header is missing) meets the condition.
     public func accepts(_ value: String?) -> Bool {
+        evaluate(value) == .match
+    }
+
+    /// Like ``accepts(_:)``, but tells a regular expression that ran over budget from a plain miss.
+    public func evaluate(_ value: String?) -> RegexPattern.Outcome {
         switch self {
-        case .equals(let expected): return value == expected
-        case .matches(let regex): return value.map(regex.matches) ?? false
-        case .present: return value != nil
-        case .absent: return value == nil
+        case .equals(let expected): return value == expected ? .match : .noMatch
+        case .matches(let regex): return value.map { regex.evaluate($0) } ?? .noMatch
+        case .present: return value != nil ? .match : .noMatch
+        case .absent: return value == nil ? .match : .noMatch
         }
     }
 
@@ -75,7 +80,11 @@ public enum BodyMatcher: Sendable, Hashable, CustomStringConvertible {
         case .contains(let text):
             return String(decoding: body, as: UTF8.self).contains(text) ? nil : "the body does not contain it"
         case .matches(let regex):
-            return regex.matches(String(decoding: body, as: UTF8.self)) ? nil : "the body does not match"
+            switch regex.evaluate(String(decoding: body, as: UTF8.self)) {
+            case .match: return nil
+            case .noMatch: return "the body does not match"
+            case .overBudget: return Mismatch.regexOverBudget
+            }
         case .equalsJSON(let expected):
             guard let actual = JSONValue(parsing: body) else { return "the body is not valid JSON" }
             return actual == expected ? nil : "the JSON differs"

@@ -1,0 +1,107 @@
+/// Path patterns in a tree keyed by segment, answering "which patterns can match this path?" and
+/// "which patterns cover this pattern?" without looking at the others.
+///
+/// Literal segments sit in a dictionary, `{param}` and `*` on one branch, `**` on another. A walk takes
+/// only the branches its input can take; it remembers each (`**` node, position) it entered, so a
+/// node is walked at most once per position: at most (nodes × input length) steps however many `**`
+/// patterns chain (a plain recursive walk costs about input length^k for k nested `**`).
+///
+/// Values are `Int`s the owner chooses (ranks, rule indices), reported in no particular order and
+/// possibly more than once. Not thread-safe while inserting; the rule index inserts only in its
+/// initializer and reads afterwards.
+final class PathTrie: @unchecked Sendable {
+    private final class Node {
+        /// Non-zero for `**` nodes: the key of the walk's memory.
+        let id: Int
+        var literal: [String: Node] = [:]
+        var single: Node?
+        var globstar: Node?
+        var values: [Int] = []
+
+        init(id: Int) {
+            self.id = id
+        }
+    }
+
+    private struct Walked: Hashable {
+        let node: Int
+        let position: Int
+    }
+
+    private let root = Node(id: 0)
+    private var globstarCount = 0
+
+    init() {}
+
+    func insert(_ pattern: PathPattern, value: Int) {
+        var node = root
+        for component in pattern.components {
+            switch component {
+            case .literal(let s):
+                if let next = node.literal[s] {
+                    node = next
+                } else {
+                    let next = Node(id: 0)
+                    node.literal[s] = next
+                    node = next
+                }
+            case .parameter, .wildcard:
+                if node.single == nil { node.single = Node(id: 0) }
+                node = node.single!
+            case .globstar:
+                if node.globstar == nil {
+                    globstarCount += 1
+                    node.globstar = Node(id: globstarCount)
+                }
+                node = node.globstar!
+            }
+        }
+        node.values.append(value)
+    }
+
+    /// Adds the values of every pattern that may match these path segments.
+    func collect(matching segments: ArraySlice<Substring>, into result: inout [Int]) {
+        var walked: Set<Walked>?
+        walk(root, segments, into: &result, walked: &walked) { node, segment in
+            (node.literal[String(segment)], node.single)
+        }
+    }
+
+    /// Adds the values of every pattern that may cover `pattern` (``PathPattern/covers(_:)``): a literal
+    /// is covered by the same literal or a single-segment branch, `{x}` and `*` by a single-segment
+    /// branch, and anything (`**` included) by a `**`.
+    func collect(covering pattern: PathPattern, into result: inout [Int]) {
+        var walked: Set<Walked>?
+        walk(root, pattern.components[...], into: &result, walked: &walked) { node, component in
+            switch component {
+            case .literal(let s): return (node.literal[s], node.single)
+            case .parameter, .wildcard: return (nil, node.single)
+            case .globstar: return (nil, nil)
+            }
+        }
+    }
+
+    private func walk<Item>(_ node: Node, _ items: ArraySlice<Item>, into result: inout [Int], walked: inout Set<Walked>?,
+                            step: (Node, Item) -> (Node?, Node?)) {
+        if let globstar = node.globstar {
+            // `**` absorbs any number of items, including none.
+            var tail = items
+            while true {
+                if walked == nil { walked = [] }
+                // Walked before: that walk went on through every later position too.
+                guard walked!.insert(Walked(node: globstar.id, position: tail.startIndex)).inserted else { break }
+                walk(globstar, tail, into: &result, walked: &walked, step: step)
+                if tail.isEmpty { break }
+                tail = tail.dropFirst()
+            }
+        }
+        guard let item = items.first else {
+            result += node.values
+            return
+        }
+        let rest = items.dropFirst()
+        let (first, second) = step(node, item)
+        if let first { walk(first, rest, into: &result, walked: &walked, step: step) }
+        if let second { walk(second, rest, into: &result, walked: &walked, step: step) }
+    }
+}

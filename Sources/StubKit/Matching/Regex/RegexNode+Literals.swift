@@ -1,0 +1,45 @@
+extension RegexNode {
+    /// Literal strings that every match contains, for a prefilter index in the style of RE2's
+    /// FilteredRE2: a text that lacks any of them cannot match, so the expression need not run.
+    ///
+    /// Conservative and cheap: runs of literal scalars in a concatenation, looking into groups and
+    /// into repetitions of at least one; nothing from inside an alternation or an optional part. The
+    /// empty list means "no usable literal" (`.*`, `\d+`): such a pattern must always be checked.
+    var requiredLiterals: [String] {
+        var collector = LiteralCollector()
+        collector.visit(self)
+        collector.flush()
+        var seen = Set<String>()
+        return collector.literals.filter { seen.insert($0).inserted }
+    }
+}
+
+/// Walks a ``RegexNode`` gathering the runs of literal scalars that every match passes through.
+private struct LiteralCollector {
+    var literals: [String] = []
+    private var run = String.UnicodeScalarView()
+
+    mutating func flush() {
+        if !run.isEmpty { literals.append(String(run)) }
+        run = String.UnicodeScalarView()
+    }
+
+    mutating func visit(_ node: RegexNode) {
+        switch node {
+        case .scalar(let scalar):
+            run.append(scalar)
+        case .textStart, .textEnd, .empty:
+            // Zero-width: the scalars on either side are still adjacent in every match.
+            break
+        case .concatenation(let items):
+            for item in items { visit(item) }
+        case .repetition(let body, let min, _) where min >= 1:
+            // The body occurs at least once, but what follows need not be adjacent to its first copy.
+            flush()
+            visit(body)
+            flush()
+        case .set, .alternation, .repetition:
+            flush()
+        }
+    }
+}

@@ -1,0 +1,217 @@
+/// Parses a regular expression into a ``RegexNode`` when it lies inside the linear-time subset.
+///
+/// Runs only on patterns `NSRegularExpression` has already compiled, so it never has to explain a
+/// syntax error: anything it does not recognise, or recognises as outside the subset, is
+/// ``Unsupported`` and the caller keeps `NSRegularExpression` (under a budget) for that pattern. Being
+/// strict here costs speed, never correctness.
+struct RegexParser {
+    /// The pattern uses something outside the subset; `construct` names it for the lint warning.
+    struct Unsupported: Error, Sendable, Hashable {
+        var construct: String
+    }
+
+    private let scalars: [Unicode.Scalar]
+    private var index = 0
+
+    static func parse(_ pattern: String) throws(Unsupported) -> RegexNode {
+        var parser = RegexParser(scalars: Array(pattern.unicodeScalars))
+        let node = try parser.alternation()
+        guard parser.index == parser.scalars.count else { throw Unsupported(construct: "')' without '('") }
+        return node
+    }
+
+    private init(scalars: [Unicode.Scalar]) {
+        self.scalars = scalars
+    }
+
+    private var peek: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
+
+    private mutating func take() -> Unicode.Scalar? {
+        guard index < scalars.count else { return nil }
+        defer { index += 1 }
+        return scalars[index]
+    }
+
+    private mutating func alternation() throws(Unsupported) -> RegexNode {
+        var branches = [try concatenation()]
+        while peek == "|" {
+            index += 1
+            branches.append(try concatenation())
+        }
+        return branches.count == 1 ? branches[0] : .alternation(branches)
+    }
+
+    private mutating func concatenation() throws(Unsupported) -> RegexNode {
+        var items: [RegexNode] = []
+        while let next = peek, next != "|", next != ")" {
+            let atom = try self.atom()
+            items.append(try quantified(atom))
+        }
+        switch items.count {
+        case 0: return .empty
+        case 1: return items[0]
+        default: return .concatenation(items)
+        }
+    }
+
+    private mutating func quantified(_ atom: RegexNode) throws(Unsupported) -> RegexNode {
+        var node = atom
+        var quantifiers = 0
+        while let next = peek, next == "*" || next == "+" || next == "?" || next == "{" {
+            let (min, max): (Int, Int?)
+            switch next {
+            case "*": index += 1; (min, max) = (0, nil)
+            case "+": index += 1; (min, max) = (1, nil)
+            case "?": index += 1; (min, max) = (0, 1)
+            default: (min, max) = try interval()
+            }
+            quantifiers += 1
+            if case .textStart = atom { throw Unsupported(construct: "a quantifier on an anchor") }
+            if case .textEnd = atom { throw Unsupported(construct: "a quantifier on an anchor") }
+            // A second quantifier is ICU's lazy `?` or possessive `+`; anything else is an error ICU caught.
+            if peek == "?" {
+                index += 1
+                // ICU misses matches of a lazy loop around a lazy loop (`(?:a*?)+?$` fails on "x!"):
+                // such patterns keep ICU's engine, so the answers stay ICU's.
+                if max == nil && node.isNullable { throw Unsupported(construct: "a lazy repetition of something that can be empty") }
+            } else if peek == "+" {
+                throw Unsupported(construct: "a possessive quantifier")
+            }
+            guard quantifiers == 1 else { throw Unsupported(construct: "stacked quantifiers") }
+            node = .repetition(node, min: min, max: max)
+        }
+        return node
+    }
+
+    /// `{m}`, `{m,}` or `{m,n}`.
+    private mutating func interval() throws(Unsupported) -> (Int, Int?) {
+        index += 1
+        guard let min = number() else { throw Unsupported(construct: "'{' that is not a repetition count") }
+        var max: Int? = min
+        if peek == "," {
+            index += 1
+            max = number()
+        }
+        guard take() == "}", max.map({ $0 >= min }) ?? true else { throw Unsupported(construct: "'{' that is not a repetition count") }
+        return (min, max)
+    }
+
+    private mutating func number() -> Int? {
+        var value: Int?
+        while let next = peek, (0x30...0x39).contains(next.value) {
+            index += 1
+            value = min((value ?? 0) * 10 + Int(next.value - 0x30), 100_000)
+        }
+        return value
+    }
+
+    private mutating func atom() throws(Unsupported) -> RegexNode {
+        guard let scalar = take() else { throw Unsupported(construct: "an unexpected end") }
+        switch scalar {
+        case "(":
+            try groupPrefix()
+            let inner = try alternation()
+            guard take() == ")" else { throw Unsupported(construct: "'(' without ')'") }
+            return inner
+        case "[":
+            return .set(try characterClass())
+        case ".":
+            return .set(.dot)
+        case "^":
+            return .textStart
+        case "$":
+            return .textEnd
+        case "\\":
+            return try escape(inClass: false)
+        case "*", "+", "?", "{", "}":
+            throw Unsupported(construct: "'\(scalar)' with nothing to repeat")
+        default:
+            return .scalar(scalar)
+        }
+    }
+
+    /// After `(`: nothing (capturing), `?:` (non-capturing) or `?<name>` (named); all else is refused.
+    private mutating func groupPrefix() throws(Unsupported) {
+        guard peek == "?" else { return }
+        index += 1
+        switch take() {
+        case ":":
+            return
+        case "<":
+            guard let first = peek, first.isASCII, first.properties.isAlphabetic else { throw Unsupported(construct: "look-behind") }
+            while let next = peek, next.isASCII, next.properties.isAlphabetic || next.properties.numericType == .decimal { index += 1 }
+            guard take() == ">" else { throw Unsupported(construct: "a group name") }
+        case "=", "!": throw Unsupported(construct: "look-ahead")
+        case ">": throw Unsupported(construct: "an atomic group")
+        case "#": throw Unsupported(construct: "a comment group")
+        default: throw Unsupported(construct: "inline flags")
+        }
+    }
+
+    /// After `\`: the shorthand classes, control escapes and quoted punctuation are in the subset.
+    private mutating func escape(inClass: Bool) throws(Unsupported) -> RegexNode {
+        guard let scalar = take() else { throw Unsupported(construct: "a trailing '\\'") }
+        switch scalar {
+        case "d": return .set(RegexScalarSet(shorthands: [(.digit, false)]))
+        case "D": return .set(RegexScalarSet(shorthands: [(.digit, true)]))
+        case "w": return .set(RegexScalarSet(shorthands: [(.word, false)]))
+        case "W": return .set(RegexScalarSet(shorthands: [(.word, true)]))
+        case "s": return .set(RegexScalarSet(shorthands: [(.space, false)]))
+        case "S": return .set(RegexScalarSet(shorthands: [(.space, true)]))
+        case "t": return .scalar("\t")
+        case "n": return .scalar("\n")
+        case "r": return .scalar("\r")
+        case "f": return .scalar("\u{0C}")
+        default:
+            // ICU quotes any character that is not an ASCII letter or digit; letters and digits are
+            // escapes with meanings outside the subset (\b, \1, \p, \Q, \x, \u, …).
+            if scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil) {
+                throw Unsupported(construct: "'\\\(scalar)'")
+            }
+            return .scalar(scalar)
+        }
+    }
+
+    /// After `[`: single scalars, ranges, shorthand classes, a leading `^`, `-` first or last.
+    /// Nested sets, set operations and POSIX classes are refused.
+    private mutating func characterClass() throws(Unsupported) -> RegexScalarSet {
+        var set = RegexScalarSet()
+        if peek == "^" {
+            index += 1
+            set.negated = true
+        }
+        if peek == "]" { throw Unsupported(construct: "']' first in a class") }
+        var first = true
+        while true {
+            guard let scalar = take() else { throw Unsupported(construct: "'[' without ']'") }
+            if scalar == "]" { return set }
+            if scalar == "[" { throw Unsupported(construct: "a nested class") }
+            if scalar == "&" && peek == "&" { throw Unsupported(construct: "a class intersection") }
+            if scalar == "-" && peek == "-" { throw Unsupported(construct: "a class difference") }
+            if scalar == "-" && !first && peek != "]" { throw Unsupported(construct: "'-' in the middle of a class") }
+            first = false
+            let low: UInt32
+            if scalar == "\\" {
+                switch try escape(inClass: true) {
+                case .scalar(let quoted): low = quoted.value
+                case .set(let shorthand):
+                    if peek == "-" { throw Unsupported(construct: "a range from a class") }
+                    set.shorthands += shorthand.shorthands
+                    continue
+                default: throw Unsupported(construct: "an escape in a class")
+                }
+            } else {
+                low = scalar.value
+            }
+            // A range `a-z`; a `-` before `]` is a literal and is read on the next turn.
+            if peek == "-", index + 1 < scalars.count, scalars[index + 1] != "]" {
+                index += 1
+                guard let end = take(), end != "\\", end != "[" else { throw Unsupported(construct: "an escaped range end") }
+                guard end.value >= low else { throw Unsupported(construct: "a reversed range") }
+                set.ranges.append(low...end.value)
+            } else {
+                set.ranges.append(low...low)
+            }
+        }
+    }
+}
