@@ -32,7 +32,9 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a pattern such as `/restaurants/{id}/menu`.
     public init(parsing text: String) throws(PathPatternError) {
-        guard text.hasPrefix("/") else {
+        // By byte: `hasPrefix` compares characters, and "/" followed by a combining mark is another
+        // character (a fuzzer found "/\u{593}…" printed by `description` and refused when read back).
+        guard text.utf8.first == UInt8(ascii: "/") else {
             throw PathPatternError(message: "a path pattern must start with '/'", fix: "write '/\(text)'")
         }
         var components: [Component] = []
