@@ -103,6 +103,12 @@ public final class BundleWriter: Sendable {
         self.folder = folder.standardizedFileURL
         let fm = FileManager.default
         var state = State()
+        // Replacing deletes the folder: only ever a bundle (a folder with a rules file) or an empty one,
+        // never whatever folder a mistyped template or path names.
+        if replacing, let entries = try? fm.contentsOfDirectory(atPath: folder.path), !entries.isEmpty,
+           !RuleKeys.rulesFileNames.contains(where: entries.contains) {
+            throw RecordingError(path: folder.path, reason: "is not a stub bundle (it has no rules file), so recording in mode 'all' will not replace it; name another template or empty the folder")
+        }
         do {
             if replacing, fm.fileExists(atPath: folder.path) { try fm.removeItem(at: folder) }
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)

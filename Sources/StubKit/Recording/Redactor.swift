@@ -84,13 +84,25 @@ public struct Redactor: Sendable {
     public static func secretParts(of value: String) -> Set<String> {
         var parts: Set<String> = [value]
         for piece in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
-            var part = piece.trimmingCharacters(in: .whitespaces)
-            if let equals = part.firstIndex(of: "=") { part = String(part[part.index(after: equals)...]) }
-            if let space = part.lastIndex(of: " ") { part = String(part[part.index(after: space)...]) }
-            parts.insert(part)
+            let part = piece.trimmingCharacters(in: .whitespaces)
+            if let equals = part.firstIndex(of: "=") {
+                // A cookie's value, never its attributes (Path=/api, Domain=example.com, Max-Age=…):
+                // those are ordinary text, and taking them would redact bodies and headers at random.
+                let name = part[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+                if cookieAttributes.contains(name) { continue }
+                parts.insert(String(part[part.index(after: equals)...]))
+            } else if let space = part.lastIndex(of: " ") {
+                // `Bearer xyz`, `Basic xyz`: the credentials.
+                parts.insert(String(part[part.index(after: space)...]))
+            }
+            // A bare word (HttpOnly, Secure, a piece of an Expires date) is no secret.
         }
-        return parts.filter { $0.count >= 6 && $0 != placeholder }
+        // Short or all-digit parts would match ordinary text and numbers in bodies.
+        return parts.filter { $0.count >= 6 && $0 != placeholder && !$0.allSatisfy(\.isNumber) }
     }
+
+    static let cookieAttributes: Set<String> = ["path", "domain", "expires", "max-age", "samesite", "secure", "httponly",
+                                                "priority", "partitioned", "version", "comment"]
 
     /// `a=1&token=x` with secret values replaced (query strings and form bodies).
     public func formEncoded(_ text: String) -> (text: String, redacted: Int) {

@@ -79,6 +79,14 @@ final class LoadExecutor: @unchecked Sendable {
         if ends { cancelTimer() }
     }
 
+    /// Marks the load finished without a client call (a task that completed before its load started).
+    func abandon() {
+        lock.withLock {
+            finished = true
+            cancelTimer()
+        }
+    }
+
     /// Marks the load stopped (from `stopLoading`): cancels the pending timer; no client call follows.
     /// - Returns: whether the load was still going (neither finished nor stopped before).
     @discardableResult

@@ -60,6 +60,14 @@ final class StubLoad: @unchecked Sendable {
     /// Whether the load made its last client call (finished or failed), rather than being stopped.
     var hasFinished: Bool { executor.hasFinished }
 
+    /// Ends the load before it starts, for a task that has already completed: no client call, and
+    /// `StubURLProtocol.client` shows none, so FoundationNetworking makes none either. Journalled as cancelled.
+    func abandon(_ request: URLRequest) {
+        executor.abandon()
+        record(StubRequest(request), match: nil, status: nil, headers: [:], body: nil, final: true,
+               error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before loading started"]))
+    }
+
     /// Called in `startLoading`, on its thread.
     func start(_ original: URLRequest) {
         var request = original
