@@ -139,7 +139,7 @@ struct RegexEngineTests {
     @Test("differential: the linear engine agrees with NSRegularExpression on a generated corpus")
     func differential() throws {
         print("RegexEngineTests.differential seed \(Self.seed)")
-        var rng = SplitMix64(seed: Self.seed)
+        var rng = SeededGenerator(seed: Self.seed)
         var matches = 0, total = 0, linear = 0, skipped = 0
         for _ in 0..<600 {
             let pattern = RegexCorpus.pattern(&rng)
@@ -210,7 +210,7 @@ struct RegexEngineTests {
 enum RegexCorpus {
     static let atoms = ["a", "b", "/", "\\.", ".", "\\d", "\\w", "\\s", "\\D", "\\W", "\\S", "[ab]", "[^a/]", "[a-c1]", "[\\d.]", "\\?", "\\-", "-", ":", "1", "é"]
 
-    static func pattern(_ rng: inout SplitMix64, depth: Int = 0) -> String {
+    static func pattern(_ rng: inout SeededGenerator, depth: Int = 0) -> String {
         var out = rng.below(6) == 0 ? "^" : ""
         let alternatives = rng.below(5) == 0 && depth < 2 ? 2 : 1
         for alternative in 0..<alternatives {
@@ -239,7 +239,7 @@ enum RegexCorpus {
 
     static let alphabet: [String] = ["a", "b", "/", ".", "1", "9", "-", ":", "?", " ", "\n", "é", "_", "A"]
 
-    static func text(_ rng: inout SplitMix64) -> String {
+    static func text(_ rng: inout SeededGenerator) -> String {
         var out = rng.below(3) == 0 ? "https://h/" : ""
         for _ in 0..<rng.below(12) { out += alphabet[rng.below(alphabet.count)] }
         return out

@@ -9,7 +9,7 @@ struct RuleOverlapEquivalenceTests {
     static let seed: UInt64 = 0x0FE7_1A95
 
     /// Rules drawn from small alphabets so that covering, duplicates and priorities collide often.
-    static func generatedRules(count: Int, _ rng: inout SplitMix64) -> [StubRule] {
+    static func generatedRules(count: Int, _ rng: inout SeededGenerator) -> [StubRule] {
         let regexes = try! [RegexPattern(".*/a"), RegexPattern("^https://h/b"), RegexPattern("c$")]
         return (0..<count).map { i in
             var request = RequestConditions()
@@ -41,7 +41,7 @@ struct RuleOverlapEquivalenceTests {
     func sameAsAllPairs(_ round: Int) {
         let seed = Self.seed &+ UInt64(round)
         print("RuleOverlapEquivalenceTests.sameAsAllPairs seed \(seed)")
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let rules = Self.generatedRules(count: 400, &rng)
         let expected = ReferenceRuleOverlap.overlaps(in: rules)
         let actual = RuleOverlapValidator.overlaps(in: rules)
