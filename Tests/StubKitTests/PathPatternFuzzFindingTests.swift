@@ -16,4 +16,11 @@ struct PathPatternFuzzFindingTests {
         if let other { #expect(!pattern.covers(other)) }
         #expect(pattern.match(PathPattern.segments(ofPath: "/v/**s")) == nil)
     }
+
+    @Test("a literal segment holding pattern syntax ('%2a' is a literal '*') prints percent-encoded and parses back")
+    func literalWithSyntaxCharacters() throws {
+        let pattern = try PathPattern(parsing: "/a/%2a%20b/%7Bid%7D/100%25/%")
+        let reparsed = try PathPattern(parsing: pattern.description)
+        #expect(reparsed.components == pattern.components)
+    }
 }

@@ -14,9 +14,24 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         /// Any number of segments, including none (`**`).
         case globstar
 
+        /// `*`, `{`, `}`, `?`, `%` and `/`, as bytes.
+        static let escaped: Set<UInt8> = Set("*{}?%/".utf8)
+
         public var description: String {
             switch self {
-            case .literal(let s): return s
+            case .literal(let s):
+                // Characters a pattern reads as syntax are written percent-encoded, so a printed pattern
+                // parses back to itself (a fuzzer found a literal '*' that did not).
+                guard s.utf8.contains(where: { Self.escaped.contains($0) }) else { return s }
+                var out = ""
+                for scalar in s.unicodeScalars {
+                    if scalar.isASCII, Self.escaped.contains(UInt8(scalar.value)) {
+                        out += String(format: "%%%02X", scalar.value)
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+                return out
             case .parameter(let name): return "{\(name)}"
             case .wildcard: return "*"
             case .globstar: return "**"
