@@ -72,6 +72,10 @@ final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             exchange.lock.lock()
             defer { exchange.lock.unlock() }
             guard !exchange.cancelled else { return }
+            // Never an answer from a cache: the request goes to the network, as it would have without
+            // StubKit (and a recording must hold what the backend said to each request).
+            var request = request
+            request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
             let task = session.dataTask(with: request)
             receivers.withLock { $0[task.taskIdentifier] = receiver }
             exchange.task = task
