@@ -67,6 +67,12 @@ public enum PackagePaths {
 
     public static var fixtures: URL { root.appendingPathComponent("Tests/Fixtures") }
 
+    /// Whether tests that read `../shared/realworld` run: when it is there, and always in CI (`CI=true`),
+    /// where its absence must fail the run rather than skip.
+    public static var realworldTestsEnabled: Bool {
+        realworld != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+    }
+
     /// `../shared/realworld`, which holds stub files from public projects; `nil` when absent.
     public static var realworld: URL? {
         let url = root.deletingLastPathComponent().appendingPathComponent("shared/realworld")

@@ -10,12 +10,9 @@ extension URLProtocolSuites {
 /// The HTML report rendered in a real headless browser, and the journal handed across processes.
 @Suite(.serialized)
 struct JournalReportTests {
-    @Test("the HTML report, rendered by a headless browser, shows hits per rule, unused rules and misses with their reasons")
+    @Test("the HTML report, rendered by a headless browser, shows hits per rule, unused rules and misses with their reasons",
+          .enabled(if: HeadlessBrowser.executable != nil || HeadlessBrowser.isRequired, "no headless browser (install chromium-headless-shell; CI requires it)"))
     func htmlReportInBrowser() async throws {
-        guard HeadlessBrowser.executable != nil || HeadlessBrowser.isRequired else {
-            print("skipped: no headless browser (install chromium-headless-shell; CI requires it)")
-            return
-        }
         let engine = StubEngine(killSwitch: true)
         try engine.activate(folder: PackagePaths.stubBundles.appendingPathComponent("restaurants_base"))
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))

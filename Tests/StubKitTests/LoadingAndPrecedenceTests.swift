@@ -56,12 +56,10 @@ struct LoadingAndPrecedenceTests {
         #expect(summaries[0] == summaries[2])
     }
 
-    @Test("the real-world Just Eat-style bundles load and answer their requests")
+    @Test("the real-world Just Eat-style bundles load and answer their requests",
+          .enabled(if: PackagePaths.realworldTestsEnabled, "../shared/realworld is absent (CI requires it)"))
     func realWorldLegacyBundles() throws {
-        guard let realworld = PackagePaths.realworld else {
-            print("skipped: ../shared/realworld is absent")
-            return
-        }
+        let realworld = try #require(PackagePaths.realworld, "../shared/realworld is required in CI")
         let root = realworld.appendingPathComponent("stubrules/michaelhayman+OHHTTPStubsExtensions/Example/OHHTTPStubsExtensions")
         let engine = StubEngine(mode: .strict)
         try engine.activate(folder: root.appendingPathComponent("http_success_stubs.bundle"))
