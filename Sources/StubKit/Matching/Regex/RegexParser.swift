@@ -208,6 +208,9 @@ struct RegexParser {
                 index += 1
                 guard let end = take(), end != "\\", end != "[" else { throw Unsupported(construct: "an escaped range end") }
                 guard end.value >= low else { throw Unsupported(construct: "a reversed range") }
+                // ICU reads `x--` as a set difference, and `&&` as an intersection even when the first
+                // `&` ends a range.
+                if end == "-" || (end == "&" && peek == "&") { throw Unsupported(construct: "a set operator after a range") }
                 set.ranges.append(low...end.value)
             } else {
                 set.ranges.append(low...low)
