@@ -2,8 +2,7 @@
 // so the fuzzer spends its time on trailers, offsets and references rather than on the magic.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzBinaryPropertyListReader(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+func fuzzBinaryPropertyListReader(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var bytes = Array(UnsafeBufferPointer(start: start, count: count))
     if !bytes.starts(with: Array("bplist00".utf8)) { bytes = Array("bplist00".utf8) + bytes }
     var parser = BinaryPropertyListParser(bytes)

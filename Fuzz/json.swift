@@ -2,8 +2,7 @@
 // (same module, so internal API is reachable); not part of the package, so no app links it.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSONReader(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+func fuzzJSONReader(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     guard let value = try? JSONSourceParser().parse(data) else { return 0 }
     // What was read must write back as JSON that reads to the same text: no value is lost or invented.

@@ -4,8 +4,7 @@ import Foundation
 
 private let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("stubkit-fuzz-rules-empty")
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRulesDecoder(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+func fuzzRulesDecoder(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     let isPlist = data.first == UInt8(ascii: "<") || data.starts(with: Array("bplist".utf8))
     guard let root = try? BundleLoader.parse(data, fileName: isPlist ? "stubsRules.plist" : "stubsRules.json") else { return 0 }

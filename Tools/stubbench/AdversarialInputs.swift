@@ -92,17 +92,17 @@ func binaryPlistBomb(chains: Int) -> Data {
 func runAdversarialReaderBenchmarks() {
     print("| input | n | time at n | time at 10n | ratio |")
     print("|---|---|---|---|---|")
-    for shape in adversarialShapes() {
-        func time(_ n: Int) -> Double {
-            var best = Double.infinity
-            for _ in 0..<3 {
-                let start = DispatchTime.now().uptimeNanoseconds
-                shape.run(n)
-                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            }
-            return best
-        }
+    for shape in adversarialShapes() where adversarialShapeSelected(shape.name) {
+        // Milliseconds of the process's CPU time, median of 3 (see `medianCPUSeconds`).
+        func time(_ n: Int) -> Double { medianCPUSeconds(runs: 3) { shape.run(n) } * 1000 }
         let small = time(shape.n), large = time(shape.n * 10)
         print("| \(shape.name) | \(shape.n) \(shape.unit) | \(String(format: "%.1f", small)) ms | \(String(format: "%.1f", large)) ms | \(String(format: "%.1f", large / small))x |")
     }
+}
+
+/// `STUBBENCH_ONLY=TEXT` runs only the adversarial shapes whose name contains TEXT (for profiling one
+/// shape under callgrind or perf).
+func adversarialShapeSelected(_ name: String) -> Bool {
+    guard let only = ProcessInfo.processInfo.environment["STUBBENCH_ONLY"], !only.isEmpty else { return true }
+    return name.contains(only)
 }

@@ -23,9 +23,36 @@ final class PathTrie: @unchecked Sendable {
         }
     }
 
-    private struct Walked: Hashable {
-        let node: Int
-        let position: Int
+    /// Which (`**` node, position) pairs a walk has entered: a bit per position for each `**` node the
+    /// walk reaches, so the memory stays n/8 bytes per node and every check is an array access.
+    private struct Walked {
+        let base: Int
+        let positions: Int
+        private var slots: [Int: Int] = [:]
+        private var bits: [UInt64] = []
+
+        init(base: Int, positions: Int) {
+            self.base = base
+            self.positions = positions
+        }
+
+        /// Records the pair; false when it was recorded before.
+        mutating func insert(node: Int, position: Int) -> Bool {
+            let words = (positions + 63) / 64
+            let slot: Int
+            if let known = slots[node] {
+                slot = known
+            } else {
+                slot = bits.count
+                slots[node] = slot
+                bits.append(contentsOf: repeatElement(0, count: words))
+            }
+            let offset = position - base
+            let word = slot + offset / 64, mask = UInt64(1) << UInt64(offset % 64)
+            if bits[word] & mask != 0 { return false }
+            bits[word] |= mask
+            return true
+        }
     }
 
     private let root = Node(id: 0)
@@ -61,7 +88,7 @@ final class PathTrie: @unchecked Sendable {
 
     /// Adds the values of every pattern that may match these path segments.
     func collect(matching segments: ArraySlice<Substring>, into result: inout [Int]) {
-        var walked: Set<Walked>?
+        var walked = Walked(base: segments.startIndex, positions: segments.count + 1)
         walk(root, segments, into: &result, walked: &walked) { node, segment in
             (node.literal[String(segment)], node.single)
         }
@@ -71,8 +98,9 @@ final class PathTrie: @unchecked Sendable {
     /// is covered by the same literal or a single-segment branch, `{x}` and `*` by a single-segment
     /// branch, and anything (`**` included) by a `**`.
     func collect(covering pattern: PathPattern, into result: inout [Int]) {
-        var walked: Set<Walked>?
-        walk(root, pattern.components[...], into: &result, walked: &walked) { node, component in
+        let components = pattern.components[...]
+        var walked = Walked(base: components.startIndex, positions: components.count + 1)
+        walk(root, components, into: &result, walked: &walked) { node, component in
             switch component {
             case .literal(let s): return (node.literal[s], node.single)
             case .parameter, .wildcard: return (nil, node.single)
@@ -81,15 +109,14 @@ final class PathTrie: @unchecked Sendable {
         }
     }
 
-    private func walk<Item>(_ node: Node, _ items: ArraySlice<Item>, into result: inout [Int], walked: inout Set<Walked>?,
+    private func walk<Item>(_ node: Node, _ items: ArraySlice<Item>, into result: inout [Int], walked: inout Walked,
                             step: (Node, Item) -> (Node?, Node?)) {
         if let globstar = node.globstar {
             // `**` absorbs any number of items, including none.
             var tail = items
             while true {
-                if walked == nil { walked = [] }
                 // Walked before: that walk went on through every later position too.
-                guard walked!.insert(Walked(node: globstar.id, position: tail.startIndex)).inserted else { break }
+                guard walked.insert(node: globstar.id, position: tail.startIndex) else { break }
                 walk(globstar, tail, into: &result, walked: &walked, step: step)
                 if tail.isEmpty { break }
                 tail = tail.dropFirst()

@@ -1,6 +1,6 @@
 // libFuzzer entry for path patterns: parsing never crashes, and matching and coverage by dynamic
 // programming agree with each other. Compiled with Sources/StubKit/**/*.swift by
-// Tools/scripts/fuzz-matching.
+// Tools/scripts/fuzz.
 //
 // Input: a pattern and a path separated by the first NUL byte. Checked: a pattern that matches a
 // path built from another pattern's literals agrees with `covers` (a pattern covers itself; a
@@ -8,8 +8,7 @@
 // the pattern's parameters.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPathPattern(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzPathPattern(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let separator = bytes.firstIndex(of: 0) ?? size
     let patternText = String(decoding: bytes[..<separator], as: UTF8.self)

@@ -1,5 +1,5 @@
 // libFuzzer entry for the linear-time regular expression engine, differential against
-// NSRegularExpression: compiled with Sources/StubKit/**/*.swift by Tools/scripts/fuzz-matching.
+// NSRegularExpression: compiled with Sources/StubKit/**/*.swift by Tools/scripts/fuzz.
 //
 // Input: a pattern and a text separated by the first NUL byte. A pattern that NSRegularExpression
 // refuses, or that lies outside the subset, is skipped; otherwise both engines must agree. The text
@@ -7,8 +7,7 @@
 // budget the case is skipped, never counted as a disagreement.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRegex(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzRegex(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     guard let separator = bytes.firstIndex(of: 0) else { return 0 }
     let pattern = String(decoding: bytes[..<separator], as: UTF8.self)
