@@ -114,6 +114,11 @@ public struct BundleLoader: Sendable {
             return Result(bundle: StubBundle(template: template, folder: folder, rulesFile: rulesURL, rules: []), diagnostics: diagnostics)
         }
 
+        if let encoding = TextEncoding.wideEncoding(of: [UInt8](data.prefix(4))) {
+            diagnostics.append(Diagnostic(.wideEncoding, file: rulesName, position: SourcePosition(line: 1, column: 1),
+                                          message: "the rules file is encoded as \(encoding); StubKit reads it, as Apple's readers do, but diffs, code review and other tools expect UTF-8",
+                                          fix: TextEncoding.saveAsUTF8))
+        }
         var decoder = RulesDecoder(file: rulesName, folder: folder, options: options)
         let rules = decoder.decode(root)
         diagnostics += decoder.diagnostics

@@ -30,6 +30,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let missingRulesFile = DiagnosticCode("SK004", .error, "a bundle folder holds no rules file")
     public static let invalidTopLevel = DiagnosticCode("SK005", .error, "the top level is neither a list of rules nor a dictionary with 'rules'")
     public static let emptyBundle = DiagnosticCode("SK006", .warning, "the bundle has no rules")
+    public static let wideEncoding = DiagnosticCode("SK007", .note, "a rules file in UTF-16 or UTF-32: read, but UTF-8 is what other tools and diffs expect")
 
     // MARK: Keys and values
     public static let unknownKey = DiagnosticCode("SK010", .error, "a key StubKit does not know (often a typo)")
@@ -72,7 +73,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
 
     public static let all: [DiagnosticCode] = [
-        .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle,
+        .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle, .wideEncoding,
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,

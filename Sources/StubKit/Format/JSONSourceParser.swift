@@ -2,15 +2,16 @@ import Foundation
 
 /// Parses JSON into a ``SourceValue`` tree that remembers the line and column of every value and key.
 ///
-/// Strict RFC 8259 JSON, with two allowances real files need: a UTF-8 byte order mark, and nothing
-/// else. Nesting deeper than ``maximumDepth`` is refused with an error instead of exhausting the stack.
+/// Strict RFC 8259 JSON, with the allowances real files need: a UTF-8 byte order mark, and UTF-16 or
+/// UTF-32 text (which `JSONSerialization` reads too), transcoded first. Nesting deeper than ``maximumDepth`` is refused with an error instead of exhausting the stack.
 public struct JSONSourceParser {
     public static let maximumDepth = 256
 
     public init() {}
 
     public func parse(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
-        let bytes = [UInt8](data)
+        var bytes = [UInt8](data)
+        if let utf8 = try TextEncoding.utf8(fromWide: bytes) { bytes = utf8 }
         try TextEncoding.checkUTF8(bytes)
         var state = State(cursor: ByteCursor(bytes))
         state.skipWhitespace()

@@ -16,17 +16,29 @@ public struct PropertyListSourceParser {
             return try parseBinary(data)
         }
         var bytes = [UInt8](data)
-        if TextEncoding.wideEncoding(of: bytes) == nil {
-            switch TextEncoding.xmlDeclaredEncoding(bytes) {
-            case nil, "utf-8", "utf8", "us-ascii", "ascii":
-                break
-            case "iso-8859-1", "latin1", "latin-1", "iso_8859-1":
-                // One byte per character, so lines and columns stay where the author sees them.
-                bytes = TextEncoding.latin1ToUTF8(bytes)
-            case let other?:
-                throw SourceSyntaxError("the XML declaration names encoding '\(other)', which StubKit does not read; \(TextEncoding.saveAsUTF8), and declare encoding=\"UTF-8\"",
+        let wasWide: Bool
+        if let utf8 = try TextEncoding.utf8(fromWide: bytes) {
+            bytes = utf8
+            wasWide = true
+        } else {
+            wasWide = false
+        }
+        switch TextEncoding.xmlDeclaredEncoding(bytes) {
+        case nil, "utf-8", "utf8", "us-ascii", "ascii":
+            break
+        case let wide? where wide.hasPrefix("utf-16") || wide.hasPrefix("utf-32"):
+            // Read by its byte order mark (or its NULs) above; a declaration the bytes do not bear out is an error.
+            if !wasWide {
+                throw SourceSyntaxError("the XML declaration names encoding '\(wide)', but the file is not in it; \(TextEncoding.saveAsUTF8), and declare encoding=\"UTF-8\"",
                                         at: SourcePosition(line: 1, column: 1))
             }
+        case "iso-8859-1", "latin1", "latin-1", "iso_8859-1":
+            // One byte per character, so lines and columns stay where the author sees them. (A wide
+            // file was read by its byte order mark, whatever it declares.)
+            if !wasWide { bytes = TextEncoding.latin1ToUTF8(bytes) }
+        case let other?:
+            throw SourceSyntaxError("the XML declaration names encoding '\(other)', which StubKit does not read; \(TextEncoding.saveAsUTF8), and declare encoding=\"UTF-8\"",
+                                    at: SourcePosition(line: 1, column: 1))
         }
         try TextEncoding.checkUTF8(bytes)
         var state = XMLState(cursor: ByteCursor(bytes))

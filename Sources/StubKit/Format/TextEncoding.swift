@@ -1,24 +1,70 @@
-/// Checks the encoding of a text rules file before it is parsed.
+/// Checks and normalises the encoding of a text rules file before it is parsed.
 ///
-/// The parsers read UTF-8. A file in another encoding used to parse into mangled strings without a
-/// word (invalid bytes became U+FFFD), or fail with a baffling syntax error at byte 0 (UTF-16). Now
-/// invalid UTF-8 is an error at its line and column, and UTF-16 or UTF-32 is recognised and named,
-/// with the fix: save the file as UTF-8.
+/// The parsers read UTF-8. UTF-16 and UTF-32 files (by byte order mark, or ASCII text with NULs between
+/// the characters), which some editors write and Apple's readers accept, are transcoded to UTF-8 first;
+/// the loader adds a note suggesting UTF-8. Invalid UTF-8 is an error at its line and column, with the
+/// fix: save the file as UTF-8.
 enum TextEncoding {
     static let saveAsUTF8 = "save it as UTF-8 (in Xcode: File Inspector > Text Encoding; in VS Code: the encoding in the status bar)"
 
-    /// Throws if `bytes` are UTF-16 or UTF-32 (by byte order mark or by NUL bytes between ASCII ones),
-    /// or not valid UTF-8.
+    /// Throws if `bytes` are not valid UTF-8.
     static func checkUTF8(_ bytes: [UInt8]) throws(SourceSyntaxError) {
-        if let name = wideEncoding(of: bytes) {
-            throw SourceSyntaxError("the file is encoded as \(name), not UTF-8; \(saveAsUTF8)", at: SourcePosition(line: 1, column: 1))
-        }
         if let bad = firstInvalidUTF8(in: bytes) {
             var cursor = ByteCursor(bytes)
             while cursor.index < bad { cursor.advance() }
             throw SourceSyntaxError(String(format: "invalid UTF-8 (byte 0x%02X); the file may be in another encoding such as Latin-1 or Windows-1252; ", bytes[bad]) + saveAsUTF8,
                                     at: cursor.position())
         }
+    }
+
+    /// UTF-16 or UTF-32 text (as ``wideEncoding(of:)`` recognises it) as UTF-8 without the byte order
+    /// mark; `nil` when the bytes are not wide text. Throws at the first code unit that is not valid
+    /// (a lone surrogate, a value above U+10FFFF, a truncated last unit), naming its line and column.
+    static func utf8(fromWide bytes: [UInt8]) throws(SourceSyntaxError) -> [UInt8]? {
+        guard let name = wideEncoding(of: bytes) else { return nil }
+        let width = name.hasPrefix("UTF-32") ? 4 : 2
+        let bigEndian = name.contains("big-endian")
+        let hasMark = !name.contains("without")
+        var units: [UInt32] = []
+        units.reserveCapacity(bytes.count / width)
+        var i = hasMark ? width : 0
+        while i + width <= bytes.count {
+            var unit: UInt32 = 0
+            for k in 0..<width {
+                let byte = UInt32(bytes[bigEndian ? i + k : i + width - 1 - k])
+                unit = unit << 8 | byte
+            }
+            units.append(unit)
+            i += width
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(units.count)
+        var line = 1, column = 1
+        func fail(_ what: String) -> SourceSyntaxError {
+            SourceSyntaxError("\(what) in this \(name) file; \(saveAsUTF8)", at: SourcePosition(line: line, column: column))
+        }
+        var k = 0
+        while k < units.count {
+            var scalar: Unicode.Scalar?
+            if width == 4 {
+                scalar = Unicode.Scalar(units[k])
+                k += 1
+            } else {
+                let u = units[k]
+                if (0xD800...0xDBFF).contains(u), k + 1 < units.count, (0xDC00...0xDFFF).contains(units[k + 1]) {
+                    scalar = Unicode.Scalar(0x10000 + ((u - 0xD800) << 10) + (units[k + 1] - 0xDC00))
+                    k += 2
+                } else {
+                    scalar = Unicode.Scalar(u)
+                    k += 1
+                }
+            }
+            guard let scalar else { throw fail(width == 4 ? "a value that is not a Unicode character" : "a lone surrogate") }
+            out.append(contentsOf: String(Character(scalar)).utf8)
+            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        if i < bytes.count { throw fail("a truncated last character") }
+        return out
     }
 
     /// "UTF-16 (little-endian)" and the like, for files that are plainly not UTF-8.
