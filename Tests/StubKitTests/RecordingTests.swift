@@ -194,6 +194,27 @@ struct RecordingTests {
         #expect(engine.journal.entries.allSatisfy { !$0.recorded })
     }
 
+    @Test("STUB_RECORD_HOSTS: only listed hosts are recorded; others go to the network, or to a bundle that answers them, even in mode 'all'")
+    func hostAllowList() async throws {
+        let listed = try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, hosts: ["*.example.com", "127.0.0.1"]))
+        #expect(listed.records(StubRequest(url: URL(string: "https://api.example.com/x")!)))
+        #expect(listed.records(StubRequest(url: URL(string: "https://EXAMPLE.com/x")!)))
+        #expect(!listed.records(StubRequest(url: URL(string: "https://badexample.com/x")!)))
+
+        let engine = StubEngine(recorder: try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, mode: .all,
+                                                                                         hosts: ["api.example.com"])))
+        let other = try folder.bundle("other", ["stubsRules.json": #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#])
+        try engine.activate(folder: other)
+        let results = await perform([Call(path: "/restaurants"), Call(path: "/hello.txt")], engine: engine)
+        #expect(results.map(\.status) == [200, 200])
+        #expect(results[1].text == "from a bundle", "an unlisted host is not forced to the network by mode 'all'")
+        #expect(backend.server.connectionCount == 1, "the unlisted request still reached the network")
+        #expect(engine.recorder?.summary.recorded == 0)
+        #expect(engine.journal.entries.allSatisfy { !$0.recorded })
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: bundleFolder.path)) ?? []
+        #expect(!files.contains { $0.hasPrefix("GET_") }, "\(files)")
+    }
+
     @Test("the journal marks recorded entries in the HAR and the HTML report")
     func journalShowsRecorded() async throws {
         let engine = StubEngine(recorder: try recorder())

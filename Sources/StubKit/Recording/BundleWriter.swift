@@ -32,6 +32,9 @@ public final class BundleWriter: Sendable {
         public var path: String
         public var query: [String: QueryValue]
         public var body: Body?
+        /// Indexes of path segments (counting non-empty ones from 0) that match any value: a redacted
+        /// secret, written as ``Redactor/placeholder`` in `path` and as `*` in the rule.
+        public var anySegments: Set<Int> = []
 
         public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
             self.method = method.uppercased()
@@ -261,7 +264,7 @@ public final class BundleWriter: Sendable {
             ("method", .string(request.method)),
         ]
         if let host = request.host { pairs.append(("host", .string(host))) }
-        pairs.append(("path", .string(literalPattern(request.path))))
+        pairs.append(("path", .string(literalPattern(request.path, anySegments: request.anySegments))))
         if !request.query.isEmpty {
             pairs.append(("query", .object(request.query.keys.sorted().map { name in
                 switch request.query[name]! {
@@ -301,17 +304,25 @@ public final class BundleWriter: Sendable {
     }
 
     /// The path as a pattern of literal segments: `{`, `}` and `*` are percent-encoded, which a
-    /// pattern reads as a literal segment that matches them after decoding.
-    static func literalPattern(_ path: String) -> String {
-        var pattern = ""
-        for character in path {
-            switch character {
-            case "{": pattern += "%7B"
-            case "}": pattern += "%7D"
-            case "*": pattern += "%2A"
-            default: pattern.append(character)
+    /// pattern reads as a literal segment that matches them after decoding; `anySegments` become `*`.
+    static func literalPattern(_ path: String, anySegments: Set<Int> = []) -> String {
+        var index = 0
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            guard !segment.isEmpty else { return "" }
+            defer { index += 1 }
+            if anySegments.contains(index) { return "*" }
+            var pattern = ""
+            for character in segment {
+                switch character {
+                case "{": pattern += "%7B"
+                case "}": pattern += "%7D"
+                case "*": pattern += "%2A"
+                default: pattern.append(character)
+                }
             }
+            return pattern
         }
+        let pattern = segments.joined(separator: "/")
         return pattern.hasPrefix("/") ? pattern : "/" + pattern
     }
 

@@ -32,8 +32,24 @@ public final class Recorder: Sendable {
     /// What the recording did so far.
     public var summary: RecordingSummary { counts.withLock { $0 } }
 
-    /// Whether the engine must send this request to the network even when a rule answers it.
+    /// Whether the engine must send requests to the network even when a rule answers them (for the
+    /// hosts it records, see ``records(_:)``).
     var recordsEverything: Bool { configuration.mode == .all }
+
+    /// Whether this request's host is one to record (``RecordConfiguration/hosts``; all when empty).
+    public func records(_ request: StubRequest) -> Bool {
+        let hosts = configuration.hosts
+        guard !hosts.isEmpty else { return true }
+        let host = request.host
+        return hosts.contains { listed in
+            let listed = listed.lowercased()
+            if listed.hasPrefix("*.") {
+                let domain = listed.dropFirst(2)
+                return host == domain || host.hasSuffix("." + domain)
+            }
+            return host == listed
+        }
+    }
 
     func noteReplayed() { counts.withLock { $0.replayed += 1 } }
 
@@ -95,12 +111,16 @@ public final class Recorder: Sendable {
                 } else {
                     ext = "txt"  // announced as JSON but not JSON: a .json file would fail the linter
                 }
-            } else if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-                      let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8) {
-                let result = redactor.formEncoded(text)
-                if result.redacted > 0 { redacted += result.redacted; body = .data(Data(result.text.utf8)) }
+            } else if capture.count <= Self.sniffLimit, let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8) {
+                // Whatever the content type says: JSON sent as text/plain, a form, XML, multipart.
+                let result = redactor.text(text, contentType: contentType)
+                if result.redacted > 0 {
+                    redacted += result.redacted
+                    result.values.forEach(remember)
+                    body = .data(Data(result.text.utf8))
+                }
             }
-            if Self.textExtensions.contains(ext), capture.count <= 64 << 20 {
+            if capture.count <= Self.sniffLimit {
                 let data: Data?
                 switch body {
                 case .data(let bytes): data = bytes
@@ -124,6 +144,8 @@ public final class Recorder: Sendable {
     }
 
     static let textExtensions: Set<String> = ["json", "txt", "html", "xml", "css", "csv", "js", "svg"]
+    /// Bodies up to this size are searched for secrets whatever their type (any that is UTF-8 text).
+    static let sniffLimit = 16 << 20
 
     private func remember(_ value: String) {
         let parts = Redactor.secretParts(of: value)
@@ -141,46 +163,113 @@ public final class Recorder: Sendable {
         return (result, count)
     }
 
-    /// The conditions a replay of `request` must meet: method, host, literal path, query items
+    /// The conditions a replay of `request` must meet: method, scheme, host, literal path, query items
     /// (order-insensitive), and the body; volatile and secret fields left out.
+    ///
+    /// The body is read first, so a secret it holds is known when the same value reappears in a path
+    /// segment or a query item under an innocent name: such a segment matches any value, such an
+    /// item only needs to be present, and a body that holds one has no exact condition.
     func conditions(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions {
+        let body = bodyCondition(for: request, redacted: &redacted)
         var query: [String: BundleWriter.RequestConditions.QueryValue] = [:]
         let ignoredQuery = configuration.ignoredQueryNames
+        for item in request.queryItems where !ignoredQuery.contains(item.name) && redactor.isSecret(item.name) { remember(item.value) }
         for item in request.queryItems where !ignoredQuery.contains(item.name) && query[item.name] == nil {
             if redactor.isSecret(item.name) {
-                remember(item.value)
+                query[item.name] = .present
+                redacted += 1
+            } else if let inner = redactor.embedded(item.value) {
+                inner.values.forEach(remember)
+                query[item.name] = .present
+                redacted += inner.redacted
+            } else if scrub(item.value).1 > 0 {
                 query[item.name] = .present
                 redacted += 1
             } else {
                 query[item.name] = .equals(item.value)
             }
         }
+        // Path segments that hold a known secret are written as the placeholder and match any value.
+        var segments = request.url.path(percentEncoded: true).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var anySegments: Set<Int> = []
+        var index = 0
+        for (i, segment) in segments.enumerated() where !segment.isEmpty {
+            if scrub(PathPattern.percentDecoded(segment[...])).1 > 0 {
+                segments[i] = Redactor.placeholder
+                anySegments.insert(index)
+                redacted += 1
+            }
+            index += 1
+        }
         var conditions = BundleWriter.RequestConditions(method: request.method, host: request.host.isEmpty ? nil : request.host,
-                                                        path: request.url.path(percentEncoded: true), query: query)
-        guard let body = request.body, !body.isEmpty else { return conditions }
+                                                        path: segments.joined(separator: "/"), query: query)
+        conditions.anySegments = anySegments
+        conditions.body = body
+        return conditions
+    }
+
+    private func bodyCondition(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions.Body? {
+        guard let body = request.body, !body.isEmpty else { return nil }
         if let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
            value is [String: Any] || value is [Any] {
             let result = redactor.json(value)
             redacted += result.redacted
             result.values.forEach(remember)
-            let leaveOut = configuration.ignoredBodyPaths + result.paths
-            if result.redacted > 0 && (!(value is [String: Any]) || result.paths.contains(where: { $0.contains("[]") })) {
+            // Known secrets under innocent names (a token echoed in a `note`) are left out too.
+            let known = scrubbed(result.value, path: [])
+            redacted += known.count
+            let secretPaths = result.paths + known.paths
+            let leaveOut = configuration.ignoredBodyPaths + secretPaths
+            if !secretPaths.isEmpty && (!(value is [String: Any]) || secretPaths.contains(where: { $0.contains("[]") })) {
                 // A secret the condition cannot leave out (inside an array): no body condition at all,
                 // rather than the secret on disk or a placeholder no replay would ever equal.
-            } else if var object = result.value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
+                return nil
+            } else if var object = known.value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
                 // Built from the redacted tree, so nothing secret survives whatever is left out.
                 for path in leaveOut { object = Self.removing(path, from: object) }
-                conditions.body = .containsJSON(Self.canonical(object))
+                return .containsJSON(Self.canonical(object))
             } else {
-                conditions.body = .equalsJSON(Self.canonical(result.value))
+                return .equalsJSON(Self.canonical(known.value))
             }
-        } else if let text = String(data: body, encoding: .utf8) {
-            let form = redactor.formEncoded(text)
-            // A form with a secret matches on everything else being absent from the rule: the
-            // placeholder would never equal the real value a replay sends.
-            if form.redacted > 0 { redacted += form.redacted } else { conditions.body = .equals(text) }
         }
-        return conditions
+        guard let text = String(data: body, encoding: .utf8) else { return nil }
+        let result = redactor.text(text, contentType: request.header("content-type"))
+        result.values.forEach(remember)
+        // A body with a secret matches on everything else, with no body condition: the placeholder
+        // would never equal the real value a replay sends.
+        if result.redacted > 0 { redacted += result.redacted; return nil }
+        let known = scrub(text).1
+        if known > 0 { redacted += known; return nil }
+        return .equals(text)
+    }
+
+    /// A JSON value with string values that hold a known secret replaced, their paths and count.
+    private func scrubbed(_ value: Any, path: [String]) -> (value: Any, paths: [[String]], count: Int) {
+        if let object = value as? [String: Any] {
+            var result: [String: Any] = [:], paths: [[String]] = [], count = 0
+            for (key, child) in object {
+                let inner = scrubbed(child, path: path + [key])
+                result[key] = inner.value
+                paths += inner.paths
+                count += inner.count
+            }
+            return (result, paths, count)
+        }
+        if let array = value as? [Any] {
+            var paths: [[String]] = [], count = 0
+            let result = array.map { child -> Any in
+                let inner = scrubbed(child, path: path + ["[]"])
+                paths += inner.paths
+                count += inner.count
+                return inner.value
+            }
+            return (result, paths, count)
+        }
+        if let text = value as? String {
+            let (clean, count) = scrub(text)
+            if count > 0 { return (clean, [path], count) }
+        }
+        return (value, [], 0)
     }
 
     static func canonical(_ value: Any) -> String {

@@ -37,6 +37,8 @@ final class StubLoad: @unchecked Sendable {
     /// A forwarded response on its way to the app.
     private struct Relay {
         var request: StubRequest?
+        /// The engine's recorder when it records this request's host.
+        var recorder: Recorder?
         var status: Int?
         var headers: [String: String] = [:]
         var kept = Data()
@@ -112,7 +114,7 @@ final class StubLoad: @unchecked Sendable {
         switch engine.decision(for: stubRequest) {
         case .answer(let match):
             progress.withLock { $0.match = match }
-            engine.recorder?.noteReplayed()
+            if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }
             if let reason = isDownload {
                 fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
                      request: stubRequest, match: match)
@@ -244,11 +246,12 @@ final class StubLoad: @unchecked Sendable {
                  request: stubRequest)
             return
         }
-        if engine.recorder != nil, request.httpBody == nil, let reason = Recorder.unrecordableTaskReason(task) {
+        let recorder = engine.recorder.flatMap { $0.records(stubRequest) ? $0 : nil }
+        if recorder != nil, request.httpBody == nil, let reason = Recorder.unrecordableTaskReason(task) {
             fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]), request: stubRequest)
             return
         }
-        relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture(),
+        relay = Relay(request: stubRequest, recorder: recorder, capture: recorder?.makeCapture(),
                       onePiece: StubURLProtocol.chunkSize(for: task) == Int.max)
         progress.withLock { $0.passedThrough = true }
         // The forwarder answers on its own queue: find this load's context now, on it.
@@ -348,7 +351,7 @@ extension StubLoad: ForwardingReceiver {
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: error.localizedDescription])
                 relay.capture = nil  // nothing half-written: the bundle never sees a failed exchange
-                if let recorder = engine.recorder { recorder.noteFailed(urlError) }
+                relay.recorder?.noteFailed(urlError)
                 record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
                 executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
                 return
@@ -361,7 +364,7 @@ extension StubLoad: ForwardingReceiver {
             }
             // Written before the app hears the end, so a finished request is in the bundle.
             var recordedAs: String? = nil
-            if let recorder = engine.recorder, let status = relay.status,
+            if let recorder = relay.recorder, let status = relay.status,
                case .success(let file) = recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
                 recordedAs = file.isEmpty ? "(no body)" : file
             }
