@@ -77,7 +77,21 @@ public final class BundleWriter: Sendable {
 
     public let folder: URL
     public var rulesFile: URL { folder.appendingPathComponent("stubsRules.json") }
+    /// A hidden file naming the response file an append is writing, from just before that file
+    /// appears until the rules use it (see ``pendingFileName``).
+    private var pendingFile: URL { folder.appendingPathComponent(Self.pendingFileName) }
+    /// The name of the file that lists response files not yet in the rules: the loader does not call
+    /// them unused, and the next writer opening the folder deletes those the rules never took up.
+    public static let pendingFileName = ".stubkit-pending"
     private let state: Locked<State>
+    /// Told each step of an append as it completes, under the lock: a test copies the folder there to
+    /// see what a kill at that moment would leave.
+    let stepObserver: (@Sendable (WriteStep) -> Void)?
+
+    /// The steps of one append, in order.
+    enum WriteStep: String, Sendable, CaseIterable {
+        case responseStaged, responseVisible, rulesStaged, rulesVisible, finished
+    }
 
     private struct Stored {
         var status: Int
@@ -102,7 +116,12 @@ public final class BundleWriter: Sendable {
     ///   - recordedAt: written as the bundle's `recordedAt` unless the bundle already has one.
     /// - Throws: ``RecordingError`` naming the folder when it cannot be created or written, or its
     ///   existing rules file is not a JSON rules file this writer can extend.
-    public init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
+    public convenience init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
+        try self.init(folder: folder, replacing: replacing, recordedAt: recordedAt, stepObserver: nil)
+    }
+
+    init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil, stepObserver: (@Sendable (WriteStep) -> Void)?) throws(RecordingError) {
+        self.stepObserver = stepObserver
         self.folder = folder.standardizedFileURL
         let fm = FileManager.default
         var state = State()
@@ -122,6 +141,7 @@ public final class BundleWriter: Sendable {
         } catch {
             throw RecordingError(path: folder.path, reason: "cannot write the recording folder: \(error.localizedDescription)")
         }
+        Self.removeUnfinishedAppend(in: self.folder)
         for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] {
             // Leftovers of a run killed between staging and renaming.
             if name.hasPrefix(".partial-") || name.hasPrefix(".stubsRules.json.tmp") {
@@ -154,6 +174,23 @@ public final class BundleWriter: Sendable {
             state.topLevel["recordedAt"] = formatter.string(from: recordedAt)
         }
         self.state = Locked(state)
+    }
+
+    /// Response files a killed append left visible but not yet in the rules (see ``pendingFileName``).
+    static func pendingResponseFiles(in folder: URL) -> [String] {
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(pendingFileName).path) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+            .filter { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") }
+    }
+
+    /// Deletes the response file an append killed before its rules were written left behind.
+    private static func removeUnfinishedAppend(in folder: URL) {
+        let fm = FileManager.default
+        let rules = fm.contents(atPath: folder.appendingPathComponent("stubsRules.json").path).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        for name in pendingResponseFiles(in: folder) where !rules.contains(JSONText.quoted(name)) {
+            try? fm.removeItem(at: folder.appendingPathComponent(name))
+        }
+        try? fm.removeItem(at: folder.appendingPathComponent(pendingFileName))
     }
 
     /// The number of rules the rules file holds (preserved and written).
@@ -199,9 +236,15 @@ public final class BundleWriter: Sendable {
                     case .file(let url):
                         do { try fm.moveItem(at: url, to: staged) } catch { try fm.copyItem(at: url, to: staged) }
                     }
+                    // Named before it becomes visible: until the rules use it, a kill would leave it
+                    // unused; the loader passes over it and the next writer removes it.
+                    try Data((name + "\n").utf8).write(to: pendingFile)
+                    stepObserver?(.responseStaged)
                     try fm.moveItem(at: staged, to: target)
+                    stepObserver?(.responseVisible)
                 } catch {
                     try? fm.removeItem(at: staged)
+                    try? fm.removeItem(at: pendingFile)
                     throw RecordingError(path: target.path, reason: "cannot write the response file: \(error.localizedDescription)")
                 }
                 state.takenNames.insert(name.lowercased())
@@ -220,9 +263,12 @@ public final class BundleWriter: Sendable {
                 try write(next)
             } catch {
                 if let file { try? fm.removeItem(at: folder.appendingPathComponent(file)) }
+                try? fm.removeItem(at: pendingFile)
                 throw RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
             }
             state = next
+            if file != nil { try? fm.removeItem(at: pendingFile) }
+            stepObserver?(.finished)
             return file
         }
     }
@@ -251,11 +297,13 @@ public final class BundleWriter: Sendable {
         let data = Data((JSONText.object(top).rendered() + "\n").utf8)
         let temporary = folder.appendingPathComponent(".stubsRules.json.tmp-\(UUID().uuidString)")
         try data.write(to: temporary)
+        stepObserver?(.rulesStaged)
         // rename(2) replaces the old file in one step: a reader sees the old rules or the new ones.
         guard rename(temporary.path, rulesFile.path) == 0 else {
             try? FileManager.default.removeItem(at: temporary)
             throw RecordingError(path: rulesFile.path, reason: String(cString: strerror(errno)))
         }
+        stepObserver?(.rulesVisible)
     }
 
     private static func rule(_ request: RequestConditions, _ responses: [Stored]) -> JSONText {
