@@ -18,11 +18,18 @@ public final class Recorder: Sendable {
     /// Every secret value redacted so far (this run): a later response that echoes one in free text
     /// or in another header has it replaced too.
     private let seenSecrets = Locked<Set<String>>([])
+    private let captureFactory: @Sendable () -> ResponseCapture?
 
     /// Opens the bundle for recording (replacing it in ``RecordConfiguration/Mode/all`` mode).
     ///
     /// - Throws: ``RecordingError`` naming the folder when it cannot be written.
-    public init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+    public convenience init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+        try self.init(configuration: configuration, now: now, makeCapture: { ResponseCapture() })
+    }
+
+    /// - Parameter makeCapture: where response bodies stream to (a test makes it fail).
+    init(configuration: RecordConfiguration, now: Date = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
+        self.captureFactory = makeCapture
         self.configuration = configuration
         self.redactor = Redactor(redact: configuration.redact, keep: configuration.keep)
         self.writer = try BundleWriter(folder: configuration.bundleFolder, replacing: configuration.mode == .all, recordedAt: now)
@@ -70,7 +77,7 @@ public final class Recorder: Sendable {
     }
 
     /// A temporary file for one response body, streamed as it arrives.
-    func makeCapture() -> ResponseCapture? { ResponseCapture() }
+    func makeCapture() -> ResponseCapture? { captureFactory() }
 
     /// Writes one completed exchange.
     ///

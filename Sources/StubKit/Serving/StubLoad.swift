@@ -275,7 +275,7 @@ final class StubLoad: @unchecked Sendable {
     /// nothing else did).
     private func record(_ request: StubRequest, match: StubMatch?, status: Int?, headers: [String: String], body: Data?,
                         bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, final: Bool,
-                        error: URLError? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil) {
+                        error: URLError? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil, recordingFailure: String? = nil) {
         if final {
             let first = progress.withLock { state -> Bool in
                 defer { state.journalled = true }
@@ -290,6 +290,7 @@ final class StubLoad: @unchecked Sendable {
                          responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
                          error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
             entry.recordedAs = recordedAs
+            entry.recordingFailure = recordingFailure
             return entry
         }
     }
@@ -357,20 +358,28 @@ extension StubLoad: ForwardingReceiver {
                 return
             }
             if relay.onePiece && relay.count > 0 {
-                // Mapped, not read: the file can be renamed into the bundle meanwhile.
-                let whole = relay.capture.flatMap { $0.finish() }.flatMap { try? Data(contentsOf: $0, options: .alwaysMapped) } ?? relay.held
+                let whole = relay.capture?.wholeBody() ?? relay.held
                 relay.held = Data()
                 executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) }
             }
             // Written before the app hears the end, so a finished request is in the bundle.
-            var recordedAs: String? = nil
-            if let recorder = relay.recorder, let status = relay.status,
-               case .success(let file) = recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
-                recordedAs = file.isEmpty ? "(no body)" : file
+            var recordedAs: String? = nil, recordingFailure: String? = nil
+            if let recorder = relay.recorder, let status = relay.status {
+                if relay.capture == nil && relay.count > 0 {
+                    // No temporary file could be made: the app got the body from memory, the bundle gets nothing.
+                    let error = RecordingError(path: FileManager.default.temporaryDirectory.path, reason: "no temporary file for the response body could be created")
+                    recorder.noteFailed(error)
+                    recordingFailure = error.reason
+                } else {
+                    switch recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
+                    case .success(let file): recordedAs = file.isEmpty ? "(no body)" : file
+                    case .failure(let error): recordingFailure = "\(error.path): \(error.reason)"
+                    }
+                }
             }
             relay.capture = nil
             record(request, match: nil, status: relay.status, headers: relay.headers, body: relay.kept, bodySize: relay.count,
-                   truncated: relay.truncated, passThrough: true, final: true, recordedAs: recordedAs)
+                   truncated: relay.truncated, passThrough: true, final: true, recordedAs: recordedAs, recordingFailure: recordingFailure)
             executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
         }
     }
