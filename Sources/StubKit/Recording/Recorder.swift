@@ -65,11 +65,15 @@ public final class Recorder: Sendable {
     }
 
     /// Why a task cannot be recorded, or `nil`. On Linux, FoundationNetworking hands a `URLProtocol` no
-    /// body for an upload task: forwarding it would send the backend a request without its body, and
-    /// record a rule that never matches the real one.
-    static func unrecordableTaskReason(_ task: URLSessionTask?) -> String? {
+    /// body for an upload task (`hasBody`: the request carries none): forwarding it would send the
+    /// backend a request without its body, and record a rule that never matches the real one. Nor can
+    /// a `URLProtocol` produce a download task's file there.
+    static func unrecordableTaskReason(_ task: URLSessionTask?, hasBody: Bool) -> String? {
         #if canImport(FoundationNetworking)
-        if task is URLSessionUploadTask {
+        if task is URLSessionDownloadTask {
+            return "StubKit cannot record download tasks on Linux: FoundationNetworking gives a URLProtocol no way to hand the app the downloaded file. Use a data task (dataTask(with:) or data(for:)) while recording and write the data to a file yourself."
+        }
+        if task is URLSessionUploadTask, !hasBody {
             return "StubKit cannot record upload tasks on Linux: FoundationNetworking hands a URLProtocol no upload body, so the request would reach the server without it. Use a data task with httpBody while recording."
         }
         #endif

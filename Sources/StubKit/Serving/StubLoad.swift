@@ -241,14 +241,16 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ request: URLRequest, stubRequest: StubRequest) {
+        let recorder = engine.recorder.flatMap { $0.records(stubRequest) ? $0 : nil }
+        if let recorder, let reason = Recorder.unrecordableTaskReason(task, hasBody: request.httpBody != nil) {
+            let error = URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any])
+            recorder.noteFailed(error)
+            fail(error, request: stubRequest)
+            return
+        }
         if let reason = isDownload {
             fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
                  request: stubRequest)
-            return
-        }
-        let recorder = engine.recorder.flatMap { $0.records(stubRequest) ? $0 : nil }
-        if recorder != nil, request.httpBody == nil, let reason = Recorder.unrecordableTaskReason(task) {
-            fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]), request: stubRequest)
             return
         }
         relay = Relay(request: stubRequest, recorder: recorder, capture: recorder?.makeCapture(),
