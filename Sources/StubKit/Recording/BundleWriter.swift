@@ -35,6 +35,26 @@ public final class BundleWriter: Sendable {
         /// Indexes of path segments (counting non-empty ones from 0) that match any value: a redacted
         /// secret, written as ``Redactor/placeholder`` in `path` and as `*` in the rule.
         public var anySegments: Set<Int> = []
+        /// Lower-cased `http` or `https`, written as the rule's `scheme` when known.
+        public var scheme: String?
+        /// The port when the URL names one other than the scheme's default.
+        public var port: Int?
+        /// A regular expression the whole raw query must match, in order, when a name repeats (a query
+        /// condition sees only a name's first value); see ``regexEscaped(_:)``.
+        public var exactQuery: String?
+        /// The query as recorded, in order, as ``exactQuery`` would pin it: used only when the rule needs
+        /// a `urlRegex` anyway, and not part of what makes two requests identical.
+        public var recordedQuery: String?
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
+                && a.anySegments == b.anySegments && a.scheme == b.scheme && a.port == b.port && a.exactQuery == b.exactQuery
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(method); hasher.combine(host); hasher.combine(path); hasher.combine(query); hasher.combine(body)
+            hasher.combine(anySegments); hasher.combine(scheme); hasher.combine(port); hasher.combine(exactQuery)
+        }
 
         public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
             self.method = method.uppercased()
@@ -292,7 +312,9 @@ public final class BundleWriter: Sendable {
             if $0.group.request.specificity != $1.group.request.specificity { return $0.group.request.specificity > $1.group.request.specificity }
             return $0.offset < $1.offset
         }.map { (offset: $0.offset, element: $0.group) }
-        let rules = state.preservedRules.map(JSONText.from(any:)) + ordered.map { Self.rule($0.element.request, $0.element.responses) }
+        let pinned = Self.groupsNeedingURLRegex(state.groups.map(\.request))
+        let rules = state.preservedRules.map(JSONText.from(any:))
+            + ordered.map { Self.rule($0.element.request, $0.element.responses, urlRegex: pinned.contains($0.offset)) }
         top.append(("rules", .array(rules)))
         let data = Data((JSONText.object(top).rendered() + "\n").utf8)
         let temporary = folder.appendingPathComponent(".stubsRules.json.tmp-\(UUID().uuidString)")
@@ -306,13 +328,66 @@ public final class BundleWriter: Sendable {
         stepObserver?(.rulesVisible)
     }
 
-    private static func rule(_ request: RequestConditions, _ responses: [Stored]) -> JSONText {
+    /// Groups that `path`, `host`, `scheme` and `query` conditions cannot tell apart (`/a` and `/a/`,
+    /// two ports, a repeated query name): each gets a `urlRegex` that pins the whole URL instead of a
+    /// `path`, so none shadows another. The rest keep the readable `path`.
+    static func groupsNeedingURLRegex(_ requests: [RequestConditions]) -> Set<Int> {
+        var pinned: Set<Int> = []
+        var seen: [RequestConditions: [Int]] = [:]
+        for (i, request) in requests.enumerated() {
+            if request.exactQuery != nil { pinned.insert(i) }
+            var visible = request
+            visible.port = nil
+            visible.exactQuery = nil
+            visible.path = "/" + request.path.split(separator: "/").joined(separator: "/")
+            seen[visible, default: []].append(i)
+        }
+        for indexes in seen.values where indexes.count > 1 { pinned.formUnion(indexes) }
+        return pinned
+    }
+
+    /// `^https://host(:443)?/exact/path(\?[^#]*)?(#.*)?$`: scheme, host, port and the path with its
+    /// trailing slash, as sent; the query as ``RequestConditions/exactQuery`` says, else any.
+    static func urlRegex(_ request: RequestConditions) -> String {
+        var pattern = "^" + (request.scheme.map(regexEscaped) ?? "https?") + "://"
+        pattern += request.host.map(regexEscaped) ?? "[^/?#:]+"
+        if let port = request.port {
+            pattern += ":\(port)"
+        } else {
+            pattern += request.scheme == "https" ? "(:443)?" : request.scheme == "http" ? "(:80)?" : "(:[0-9]+)?"
+        }
+        var index = 0
+        pattern += request.path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            guard !segment.isEmpty else { return "" }
+            defer { index += 1 }
+            return request.anySegments.contains(index) ? "[^/?#]+" : regexEscaped(String(segment))
+        }.joined(separator: "/")
+        pattern += (request.exactQuery ?? request.recordedQuery).map { "\\?" + $0 } ?? "(\\?[^#]*)?"
+        return pattern + "(#.*)?$"
+    }
+
+    /// `text` as a regular expression that matches only itself.
+    public static func regexEscaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false) -> JSONText {
         var pairs: [(String, JSONText)] = [
             ("name", .string("\(request.method) \(request.path)")),
             ("method", .string(request.method)),
         ]
+        if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
         if let host = request.host { pairs.append(("host", .string(host))) }
-        pairs.append(("path", .string(literalPattern(request.path, anySegments: request.anySegments))))
+        if urlRegex {
+            pairs.append(("urlRegex", .string(Self.urlRegex(request))))
+        } else {
+            pairs.append(("path", .string(literalPattern(request.path, anySegments: request.anySegments))))
+        }
         if !request.query.isEmpty {
             pairs.append(("query", .object(request.query.keys.sorted().map { name in
                 switch request.query[name]! {

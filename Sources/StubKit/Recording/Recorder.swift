@@ -185,21 +185,39 @@ public final class Recorder: Sendable {
         var query: [String: BundleWriter.RequestConditions.QueryValue] = [:]
         let ignoredQuery = configuration.ignoredQueryNames
         for item in request.queryItems where !ignoredQuery.contains(item.name) && redactor.isSecret(item.name) { remember(item.value) }
-        for item in request.queryItems where !ignoredQuery.contains(item.name) && query[item.name] == nil {
+        // Per item in order: its condition, or nil when ignored.
+        let itemConditions = request.queryItems.map { item -> BundleWriter.RequestConditions.QueryValue? in
+            if ignoredQuery.contains(item.name) { return nil }
             if redactor.isSecret(item.name) {
-                query[item.name] = .present
                 redacted += 1
+                return .present
             } else if let inner = redactor.embedded(item.value) {
                 inner.values.forEach(remember)
-                query[item.name] = .present
                 redacted += inner.redacted
+                return .present
             } else if scrub(item.value).1 > 0 {
-                query[item.name] = .present
                 redacted += 1
-            } else {
-                query[item.name] = .equals(item.value)
+                return .present
+            }
+            return .equals(item.value)
+        }
+        for (item, condition) in zip(request.queryItems, itemConditions) where query[item.name] == nil {
+            if let condition { query[item.name] = condition }
+        }
+        // A name given more than once: a query condition sees only its first value, so the whole query
+        // is pinned in its recorded order (items left out or secret match any value).
+        var recordedQuery: String? = nil
+        if let raw = request.url.query(percentEncoded: true) {
+            let rawItems = raw.split(separator: "&", omittingEmptySubsequences: true)
+            if rawItems.count == itemConditions.count, !rawItems.isEmpty {
+                recordedQuery = zip(rawItems, itemConditions).map { rawItem, condition -> String in
+                    if case .equals? = condition { return BundleWriter.regexEscaped(String(rawItem)) }
+                    let name = rawItem.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                    return BundleWriter.regexEscaped(String(name)) + "(=[^&#]*)?"
+                }.joined(separator: "&")
             }
         }
+        let repeats = Set(request.queryItems.map(\.name)).count < request.queryItems.count
         // Path segments that hold a known secret are written as the placeholder and match any value.
         var segments = request.url.path(percentEncoded: true).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         var anySegments: Set<Int> = []
@@ -216,6 +234,11 @@ public final class Recorder: Sendable {
                                                         path: segments.joined(separator: "/"), query: query)
         conditions.anySegments = anySegments
         conditions.body = body
+        conditions.scheme = request.scheme.isEmpty ? nil : request.scheme
+        let defaultPort = request.scheme == "https" ? 443 : 80
+        conditions.port = request.url.port.flatMap { $0 == defaultPort ? nil : $0 }
+        conditions.recordedQuery = recordedQuery
+        conditions.exactQuery = repeats ? recordedQuery : nil
         return conditions
     }
 
