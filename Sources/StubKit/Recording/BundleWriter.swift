@@ -328,54 +328,6 @@ public final class BundleWriter: Sendable {
         stepObserver?(.rulesVisible)
     }
 
-    /// Groups that `path`, `host`, `scheme` and `query` conditions cannot tell apart (`/a` and `/a/`,
-    /// two ports, a repeated query name): each gets a `urlRegex` that pins the whole URL instead of a
-    /// `path`, so none shadows another. The rest keep the readable `path`.
-    static func groupsNeedingURLRegex(_ requests: [RequestConditions]) -> Set<Int> {
-        var pinned: Set<Int> = []
-        var seen: [RequestConditions: [Int]] = [:]
-        for (i, request) in requests.enumerated() {
-            if request.exactQuery != nil { pinned.insert(i) }
-            var visible = request
-            visible.port = nil
-            visible.exactQuery = nil
-            visible.path = "/" + request.path.split(separator: "/").joined(separator: "/")
-            seen[visible, default: []].append(i)
-        }
-        for indexes in seen.values where indexes.count > 1 { pinned.formUnion(indexes) }
-        return pinned
-    }
-
-    /// `^https://host(:443)?/exact/path(\?[^#]*)?(#.*)?$`: scheme, host, port and the path with its
-    /// trailing slash, as sent; the query as ``RequestConditions/exactQuery`` says, else any.
-    static func urlRegex(_ request: RequestConditions) -> String {
-        var pattern = "^" + (request.scheme.map(regexEscaped) ?? "https?") + "://"
-        pattern += request.host.map(regexEscaped) ?? "[^/?#:]+"
-        if let port = request.port {
-            pattern += ":\(port)"
-        } else {
-            pattern += request.scheme == "https" ? "(:443)?" : request.scheme == "http" ? "(:80)?" : "(:[0-9]+)?"
-        }
-        var index = 0
-        pattern += request.path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            guard !segment.isEmpty else { return "" }
-            defer { index += 1 }
-            return request.anySegments.contains(index) ? "[^/?#]+" : regexEscaped(String(segment))
-        }.joined(separator: "/")
-        pattern += (request.exactQuery ?? request.recordedQuery).map { "\\?" + $0 } ?? "(\\?[^#]*)?"
-        return pattern + "(#.*)?$"
-    }
-
-    /// `text` as a regular expression that matches only itself.
-    public static func regexEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }
-            out.append(character)
-        }
-        return out
-    }
-
     private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false) -> JSONText {
         var pairs: [(String, JSONText)] = [
             ("name", .string("\(request.method) \(request.path)")),
@@ -425,60 +377,4 @@ public final class BundleWriter: Sendable {
     private static func parsed(_ json: String) -> JSONText {
         (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)
     }
-
-    /// The path as a pattern of literal segments: `{`, `}` and `*` are percent-encoded, which a
-    /// pattern reads as a literal segment that matches them after decoding; `anySegments` become `*`.
-    static func literalPattern(_ path: String, anySegments: Set<Int> = []) -> String {
-        var index = 0
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            guard !segment.isEmpty else { return "" }
-            defer { index += 1 }
-            if anySegments.contains(index) { return "*" }
-            var pattern = ""
-            for character in segment {
-                switch character {
-                case "{": pattern += "%7B"
-                case "}": pattern += "%7D"
-                case "*": pattern += "%2A"
-                default: pattern.append(character)
-                }
-            }
-            return pattern
-        }
-        let pattern = segments.joined(separator: "/")
-        return pattern.hasPrefix("/") ? pattern : "/" + pattern
-    }
-
-    /// `GET_restaurants_1_menu.json`, then `GET_restaurants_1_menu_2.json`, … for the next ones.
-    static func uniqueName(for request: RequestConditions, extension ext: String, taken: Set<String>) -> String {
-        let segments = request.path.split(separator: "/").map { segment -> String in
-            let decoded = PathPattern.percentDecoded(segment)
-            let mapped = String(decoded.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
-            return mapped.split(separator: "_").joined(separator: "_")
-        }.filter { !$0.isEmpty }
-        var base = ([request.method] + (segments.isEmpty ? ["root"] : segments)).joined(separator: "_")
-        if base.count > 80 { base = String(base.prefix(80)) }
-        let suffix = ext.isEmpty ? "" : "." + ext
-        var name = base + suffix
-        var counter = 2
-        while taken.contains(name.lowercased()) || RuleKeys.rulesFileNames.contains(name) {
-            name = "\(base)_\(counter)\(suffix)"
-            counter += 1
-        }
-        return name
-    }
-}
-
-/// A recording that cannot be written: the path and why.
-public struct RecordingError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    public let path: String
-    public let reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "StubKit recording: \(path): \(reason)" }
-    public var errorDescription: String? { description }
 }
