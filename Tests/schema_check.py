@@ -14,7 +14,9 @@ validator = jsonschema.Draft202012Validator(schema)
 result = {}
 for path in sys.argv[2:]:
     try:
-        document = json.load(open(path, encoding="utf-8-sig"))
+        # Bytes: Python detects UTF-8 (with or without a BOM), UTF-16 and UTF-32, as StubKit reads them.
+        with open(path, "rb") as handle:
+            document = json.loads(handle.read())
     except ValueError as error:
         result[path] = [f"not JSON: {error}"]
         continue
