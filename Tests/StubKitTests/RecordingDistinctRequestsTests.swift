@@ -74,4 +74,27 @@ struct RecordingDistinctRequestsTests {
         let rules = try String(contentsOf: folder.url.appendingPathComponent("rec/stubsRules.json"), encoding: .utf8)
         #expect(!rules.contains("sekret-rep-123") && !rules.contains("100"))
     }
+
+    @Test("a multipart upload replays whatever boundary the app makes for it")
+    func multipartBoundary() throws {
+        let folder = try TemporaryFolder()
+        let recorder = try Recorder(configuration: RecordConfiguration(template: "rec", folder: folder.url))
+        func upload(_ boundary: String) -> StubRequest {
+            let body = "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.txt\"\r\n\r\nhello\r\n--\(boundary)--\r\n"
+            return StubRequest(method: "POST", url: URL(string: "https://h.test/upload")!,
+                               headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"], body: Data(body.utf8))
+        }
+        let capture = try #require(recorder.makeCapture())
+        capture.append(Data("stored".utf8))
+        _ = try recorder.record(upload("Boundary-1111"), status: 201, headers: ["Content-Type": "text/plain"], capture: capture).get()
+        let result = BundleLoader(options: .lint).load(folder: recorder.writer.folder)
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.description))")
+        let engine = StubEngine(killSwitch: true)
+        engine.activate(result.bundle)
+        guard case .answer(let match) = engine.decision(for: upload("Boundary-2222")) else {
+            Issue.record("the replayed upload with a new boundary was not answered")
+            return
+        }
+        #expect(match.response.status == 201)
+    }
 }

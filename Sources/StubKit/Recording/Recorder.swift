@@ -244,6 +244,17 @@ public final class Recorder: Sendable {
 
     private func bodyCondition(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions.Body? {
         guard let body = request.body, !body.isEmpty else { return nil }
+        // A multipart body carries a boundary the app makes anew for each request (usually a UUID), so
+        // no replay would ever equal the recorded bytes: uploads match on method, path and query, and
+        // repeated ones replay in order. Secrets in its parts are still found, for the known-secret scrub.
+        if request.header("content-type")?.lowercased().hasPrefix("multipart/") == true {
+            if let text = String(data: body, encoding: .utf8) {
+                let result = redactor.text(text, contentType: request.header("content-type"))
+                result.values.forEach(remember)
+                redacted += result.redacted
+            }
+            return nil
+        }
         if let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
            value is [String: Any] || value is [Any] {
             let result = redactor.json(value)
