@@ -15,6 +15,10 @@ public final class BundleWriter: Sendable {
             case equals(String)
             /// Present with any value (a redacted secret: the replay sends the real one).
             case present
+            /// Present with a value the regular expression matches (unanchored).
+            case matches(String)
+            /// Not present.
+            case absent
         }
 
         public enum Body: Sendable, Hashable {
@@ -24,6 +28,10 @@ public final class BundleWriter: Sendable {
             case equalsJSON(String)
             /// A JSON object (compact text with sorted keys) the body must contain.
             case containsJSON(String)
+            /// Text the body contains.
+            case contains(String)
+            /// A regular expression the body matches (unanchored).
+            case matches(String)
         }
 
         public var method: String
@@ -32,6 +40,8 @@ public final class BundleWriter: Sendable {
         public var path: String
         public var query: [String: QueryValue]
         public var body: Body?
+        /// More conditions of imported stubs (see `BundleWriter+ImportedRules.swift`); recording sets none.
+        public var options = ImportedOptions()
 
         public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
             self.method = method.uppercased()
@@ -42,7 +52,7 @@ public final class BundleWriter: Sendable {
         }
 
         /// How many conditions beyond method, host and path: more specific rules are written first.
-        var specificity: Int { query.count + (body == nil ? 0 : 1) }
+        var specificity: Int { query.count + (body == nil ? 0 : 1) + options.specificity }
     }
 
     /// A response to store.
@@ -59,6 +69,10 @@ public final class BundleWriter: Sendable {
         public var body: Body
         /// Extension of the response file (`json`, `txt`, `png`, `bin`, …).
         public var fileExtension: String
+        /// Seconds before the response starts (imported stubs).
+        public var delay: Double?
+        /// A simulated network failure instead of the response (``SimulatedNetworkError`` raw value).
+        public var error: String?
 
         public init(status: Int, headers: [String: String], body: Body, fileExtension: String) {
             self.status = status
@@ -80,6 +94,8 @@ public final class BundleWriter: Sendable {
         var status: Int
         var headers: [String: String]
         var file: String?
+        var delay: Double?
+        var error: String?
     }
 
     private struct State {
@@ -90,6 +106,8 @@ public final class BundleWriter: Sendable {
         var groupIndex: [RequestConditions: Int] = [:]
         /// File names in the folder, lower-cased (case-insensitive file systems).
         var takenNames: Set<String> = []
+        /// Between ``beginBatch()`` and ``endBatch()``: the rules file is written once, at the end.
+        var batching = false
     }
 
     /// Opens (creating it if needed) a bundle folder for appending.
@@ -205,7 +223,7 @@ public final class BundleWriter: Sendable {
                 file = name
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
-            let stored = Stored(status: response.status, headers: headers, file: file)
+            let stored = Stored(status: response.status, headers: headers, file: file, delay: response.delay, error: response.error)
             var next = state
             if let i = next.groupIndex[request] {
                 next.groups[i].responses.append(stored)
@@ -214,7 +232,7 @@ public final class BundleWriter: Sendable {
                 next.groups.append((request, [stored]))
             }
             do {
-                try write(next)
+                if !next.batching { try write(next) }
             } catch {
                 if let file { try? fm.removeItem(at: folder.appendingPathComponent(file)) }
                 throw RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
@@ -222,6 +240,25 @@ public final class BundleWriter: Sendable {
             state = next
             return file
         }
+    }
+
+    /// Defers writing the rules file until ``endBatch()``, so importing thousands of exchanges writes
+    /// it once rather than after each one. Response files are still written as they come; until
+    /// ``endBatch()`` the bundle on disk lacks the rules for them.
+    public func beginBatch() {
+        state.withLock { $0.batching = true }
+    }
+
+    /// Writes the rules file with everything appended since ``beginBatch()``.
+    public func endBatch() throws(RecordingError) {
+        let failure: RecordingError? = state.withLock { state in
+            state.batching = false
+            do { try write(state) } catch {
+                return RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
+            }
+            return nil
+        }
+        if let failure { throw failure }
     }
 
     // MARK: Writing the rules file
@@ -256,29 +293,30 @@ public final class BundleWriter: Sendable {
     }
 
     private static func rule(_ request: RequestConditions, _ responses: [Stored]) -> JSONText {
-        var pairs: [(String, JSONText)] = [
-            ("name", .string("\(request.method) \(request.path)")),
-            ("method", .string(request.method)),
-        ]
+        var pairs: [(String, JSONText)] = [("name", .string(request.options.name ?? "\(request.method) \(request.path)"))]
+        if request.method != ImportedOptions.anyMethod { pairs.append(("method", .string(request.method))) }
         if let host = request.host { pairs.append(("host", .string(host))) }
-        pairs.append(("path", .string(literalPattern(request.path))))
+        if let regex = request.options.urlRegex {
+            pairs.append(("urlRegex", .string(regex)))
+        } else {
+            pairs.append(("path", .string(request.options.pathPattern ?? literalPattern(request.path))))
+        }
         if !request.query.isEmpty {
             pairs.append(("query", .object(request.query.keys.sorted().map { name in
                 switch request.query[name]! {
                 case .equals(let value): return (name, .string(value))
                 case .present: return (name, .object([("present", .bool(true))]))
+                case .matches(let regex): return (name, .object([("matches", .string(regex))]))
+                case .absent: return (name, .object([("absent", .bool(true))]))
                 }
             })))
         }
-        if let body = request.body {
-            let condition: (String, JSONText)
-            switch body {
-            case .equals(let text): condition = ("equals", .string(text))
-            case .equalsJSON(let json): condition = ("equalsJSON", parsed(json))
-            case .containsJSON(let json): condition = ("containsJSON", parsed(json))
-            }
-            pairs.append(("requestBody", .object([condition])))
+        pairs += request.options.requestHeaderKeys
+        let bodies = (request.body.map { [$0] } ?? []) + request.options.moreBody
+        if !bodies.isEmpty {
+            pairs.append(("requestBody", .object(bodies.map(bodyCondition))))
         }
+        pairs += request.options.ruleKeys
         if responses.count == 1 {
             pairs += responseKeys(responses[0])
         } else {
@@ -293,10 +331,12 @@ public final class BundleWriter: Sendable {
             pairs.append(("headers", .object(stored.headers.keys.sorted().map { ($0, .string(stored.headers[$0]!)) })))
         }
         if let file = stored.file { pairs.append(("response", .string(file))) }
+        if let delay = stored.delay, delay > 0 { pairs.append(("delay", .raw(ImportedOptions.number(delay)))) }
+        if let error = stored.error { pairs.append(("error", .string(error))) }
         return pairs
     }
 
-    private static func parsed(_ json: String) -> JSONText {
+    static func parsed(_ json: String) -> JSONText {
         (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)
     }
 

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The formats `stubkit import` reads.
+public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// HAR 1.2 from browsers, Charles, Proxyman, Fiddler, Insomnia, mitmproxy, Playwright, Polly.JS.
+    case har
+    /// WireMock mappings (`mappings/**/*.json`) with `__files/`.
+    case wiremock
+    /// Mocktail `.tail` files (OHHTTPStubs).
+    case mocktail
+    /// Cassettes: vcrpy (YAML, JSON), Ruby VCR, go-vcr, Betamax, OkReplay, DVR, Vinyl.
+    case vcr
+
+    public var description: String { rawValue }
+
+    /// The format of a file, from its content (and `.tail` for Mocktail); `nil` when none fits.
+    static func detect(_ data: Data, fileName: String) -> ImportFormat? {
+        if fileName.hasSuffix(".tail") { return .mocktail }
+        if SourceDocument.looksLikeJSON(data) {
+            guard let value = try? SourceDocument.json(data, file: fileName) else {
+                // Unreadable JSON: a .har file is still a HAR, so its error names the problem.
+                return fileName.lowercased().hasSuffix(".har") ? .har : nil
+            }
+            return detect(value)
+        }
+        if fileName.hasSuffix(".yaml") || fileName.hasSuffix(".yml") {
+            return (try? SourceDocument.yaml(data, file: fileName)).flatMap(detect)
+        }
+        if fileName.lowercased().hasSuffix(".har") { return .har }
+        return MocktailReader.looksLikeMocktail(data) ? .mocktail : nil
+    }
+
+    /// The format of a parsed JSON or YAML document.
+    static func detect(_ value: Any) -> ImportFormat? {
+        let root = Node(value)
+        if root["log"]["entries"].array != nil { return .har }
+        if root["mappings"].array != nil { return .wiremock }
+        if root["request"].object != nil && root["response"].object != nil { return .wiremock }
+        if root["interactions"].array != nil || root["http_interactions"].array != nil { return .vcr }
+        if let items = root.array, let first = items.first, first["request"].exists, first["response"].exists { return .vcr }
+        return nil
+    }
+}
