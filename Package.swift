@@ -49,7 +49,10 @@ let package = Package(
         // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.
         .target(name: "StubKitTestSupport", dependencies: ["StubKit"], path: "Tests/StubKitTestSupport"),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTestSupport"]),
-        .testTarget(name: "StubKitImportTests", dependencies: ["StubKitImport", "StubKitTestSupport"]),
+        .testTarget(
+            name: "StubKitImportTests",
+            dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]
+        ),
     ]
 )
 

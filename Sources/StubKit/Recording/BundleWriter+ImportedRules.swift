@@ -14,10 +14,12 @@ extension BundleWriter {
         public var urlRegex: String?
         /// A path pattern (`/users/{id}`, `/files/**`) written as it is, instead of the literal path.
         public var pathPattern: String?
+        /// Query conditions, by name; written instead of ``RequestConditions/query`` (set one of the two).
+        public var query: [String: ValueCondition] = [:]
         /// Request header conditions, by name.
-        public var headers: [String: RequestConditions.QueryValue] = [:]
-        /// Body conditions beyond ``RequestConditions/body``; each kind at most once.
-        public var moreBody: [RequestConditions.Body] = []
+        public var headers: [String: ValueCondition] = [:]
+        /// Body conditions, each kind at most once; written instead of ``RequestConditions/body`` (set one of the two).
+        public var body: [BodyCondition] = []
         /// Our `priority` (higher first).
         public var priority: Int?
         public var scenario: String?
@@ -28,18 +30,16 @@ extension BundleWriter {
 
         public init() {}
 
-        var specificity: Int { headers.count + moreBody.count }
+        var specificity: Int { query.count + headers.count + body.count }
 
-        var requestHeaderKeys: [(String, JSONText)] {
-            guard !headers.isEmpty else { return [] }
-            return [("requestHeaders", .object(headers.keys.sorted().map { name in
-                switch headers[name]! {
-                case .equals(let value): return (name, .string(value))
-                case .present: return (name, .object([("present", .bool(true))]))
-                case .matches(let regex): return (name, .object([("matches", .string(regex))]))
-                case .absent: return (name, .object([("absent", .bool(true))]))
-                }
-            }))]
+        /// `query`, `requestHeaders` and `requestBody`, when set.
+        var conditionKeys: [(String, JSONText)] {
+            var pairs: [(String, JSONText)] = []
+            for (key, conditions) in [("query", query), ("requestHeaders", headers)] where !conditions.isEmpty {
+                pairs.append((key, .object(conditions.keys.sorted().map { ($0, conditions[$0]!.json) })))
+            }
+            if !body.isEmpty { pairs.append(("requestBody", .object(body.map(\.json)))) }
+            return pairs
         }
 
         var ruleKeys: [(String, JSONText)] {
@@ -59,13 +59,51 @@ extension BundleWriter {
         }
     }
 
-    static func bodyCondition(_ body: RequestConditions.Body) -> (String, JSONText) {
-        switch body {
-        case .equals(let text): return ("equals", .string(text))
-        case .equalsJSON(let json): return ("equalsJSON", parsed(json))
-        case .containsJSON(let json): return ("containsJSON", parsed(json))
-        case .contains(let text): return ("contains", .string(text))
-        case .matches(let regex): return ("matches", .string(regex))
+    /// How a query item or request header must look, as the rules file writes it.
+    public enum ValueCondition: Sendable, Hashable {
+        case equals(String)
+        /// A regular expression the value matches (unanchored).
+        case matches(String)
+        case present
+        case absent
+
+        var json: JSONText {
+            switch self {
+            case .equals(let value): return .string(value)
+            case .matches(let regex): return .object([("matches", .string(regex))])
+            case .present: return .object([("present", .bool(true))])
+            case .absent: return .object([("absent", .bool(true))])
+            }
+        }
+    }
+
+    /// A condition on the request body, as the rules file writes it.
+    public enum BodyCondition: Sendable, Hashable {
+        case equals(String)
+        case contains(String)
+        /// A regular expression (unanchored).
+        case matches(String)
+        /// JSON text, compared ignoring key order and whitespace.
+        case equalsJSON(String)
+        /// JSON object text: these fields with these values.
+        case containsJSON(String)
+
+        /// The key in `requestBody`; a rule holds each kind once.
+        public var key: String {
+            switch self {
+            case .equals: return "equals"
+            case .contains: return "contains"
+            case .matches: return "matches"
+            case .equalsJSON: return "equalsJSON"
+            case .containsJSON: return "containsJSON"
+            }
+        }
+
+        var json: (String, JSONText) {
+            switch self {
+            case .equals(let text), .contains(let text), .matches(let text): return (key, .string(text))
+            case .equalsJSON(let text), .containsJSON(let text): return (key, BundleWriter.parsed(text))
+            }
         }
     }
 }

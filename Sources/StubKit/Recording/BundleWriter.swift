@@ -15,10 +15,6 @@ public final class BundleWriter: Sendable {
             case equals(String)
             /// Present with any value (a redacted secret: the replay sends the real one).
             case present
-            /// Present with a value the regular expression matches (unanchored).
-            case matches(String)
-            /// Not present.
-            case absent
         }
 
         public enum Body: Sendable, Hashable {
@@ -28,10 +24,6 @@ public final class BundleWriter: Sendable {
             case equalsJSON(String)
             /// A JSON object (compact text with sorted keys) the body must contain.
             case containsJSON(String)
-            /// Text the body contains.
-            case contains(String)
-            /// A regular expression the body matches (unanchored).
-            case matches(String)
         }
 
         public var method: String
@@ -306,15 +298,18 @@ public final class BundleWriter: Sendable {
                 switch request.query[name]! {
                 case .equals(let value): return (name, .string(value))
                 case .present: return (name, .object([("present", .bool(true))]))
-                case .matches(let regex): return (name, .object([("matches", .string(regex))]))
-                case .absent: return (name, .object([("absent", .bool(true))]))
                 }
             })))
         }
-        pairs += request.options.requestHeaderKeys
-        let bodies = (request.body.map { [$0] } ?? []) + request.options.moreBody
-        if !bodies.isEmpty {
-            pairs.append(("requestBody", .object(bodies.map(bodyCondition))))
+        pairs += request.options.conditionKeys
+        if let body = request.body {
+            let condition: (String, JSONText)
+            switch body {
+            case .equals(let text): condition = ("equals", .string(text))
+            case .equalsJSON(let json): condition = ("equalsJSON", parsed(json))
+            case .containsJSON(let json): condition = ("containsJSON", parsed(json))
+            }
+            pairs.append(("requestBody", .object([condition])))
         }
         pairs += request.options.ruleKeys
         if responses.count == 1 {

@@ -7,10 +7,13 @@ import StubKit
 /// this cannot sample gives `nil`, never a wrong request.
 public enum RegexSample {
     public static func text(matching pattern: String) -> String? {
-        var scanner = Scanner(characters: Array(pattern))
-        guard let text = scanner.sequence(), scanner.index == scanner.characters.count else { return nil }
-        guard let regex = try? RegexPattern(pattern), regex.matches(text) else { return nil }
-        return text
+        guard let regex = try? RegexPattern(pattern) else { return nil }
+        // `x*` once first (a header value cannot end in the space of `Bearer\s.*`), then not at all.
+        for starOnce in [true, false] {
+            var scanner = Scanner(characters: Array(pattern), starOnce: starOnce)
+            if let text = scanner.sequence(), scanner.index == scanner.characters.count, regex.matches(text) { return text }
+        }
+        return nil
     }
 
     /// An absolute URL the `urlRegex` matches; a sample without scheme and host gets `https://localhost`.
@@ -25,6 +28,7 @@ public enum RegexSample {
 
     private struct Scanner {
         var characters: [Character]
+        var starOnce: Bool
         var index = 0
 
         /// A sequence of atoms up to `|`, `)` or the end; alternatives after `|` are skipped.
@@ -77,7 +81,8 @@ public enum RegexSample {
                 // Quantifiers: optional parts go, repeated ones appear the fewest times allowed.
                 if index < characters.count {
                     switch characters[index] {
-                    case "*", "?": atom = ""; index += 1
+                    case "*": if !starOnce { atom = "" }; index += 1
+                    case "?": atom = ""; index += 1
                     case "+": index += 1
                     case "{":
                         guard let close = characters[index...].firstIndex(of: "}"),

@@ -18,7 +18,9 @@ enum CassetteReader {
         for interaction in interactions {
             let source = "\(file): \(interaction.path)"
             let request = interaction["request"], response = interaction["response"]
-            guard let method = request["method"].string, let url = url(of: request) else {
+            // DVR and Vinyl: requests default to GET; bodies that are neither text nor JSON are base64.
+            let dvr = response["url"].exists || interaction["recorded_at"].value is Double
+            guard let method = request["method"].string ?? (dvr ? "GET" : nil), let url = url(of: request) else {
                 batch.note(source, "no request method or URL; interaction not imported")
                 continue
             }
@@ -28,8 +30,13 @@ enum CassetteReader {
             }
             let headers = self.headers(response["headers"])
             let contentType = headers.first { $0.0.lowercased() == "content-type" }?.1
-            var recorded = ExchangeBuilder.Recorded(source: source, method: method, url: url, status: status,
-                                                    body: body(response["body"], contentType: contentType, note: { batch.note(source, $0) }) ?? Data())
+            var responseBody = body(response["body"], contentType: contentType, note: { batch.note(source, $0) }) ?? Data()
+            if dvr, let text = response["body"].string, let type = contentType?.lowercased(), !type.hasPrefix("text/"),
+               (try? JSONSerialization.jsonObject(with: responseBody, options: [.fragmentsAllowed])) == nil,
+               let decoded = Data(base64Encoded: text) {
+                responseBody = decoded
+            }
+            var recorded = ExchangeBuilder.Recorded(source: source, method: method, url: url, status: status, body: responseBody)
             recorded.headers = headers
             recorded.requestHeaders = self.headers(request["headers"])
             let requestType = recorded.requestHeaders.first { $0.0.lowercased() == "content-type" }?.1

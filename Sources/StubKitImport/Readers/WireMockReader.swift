@@ -68,7 +68,7 @@ private struct MappingReader {
             if parts.count == 2 {
                 for item in parts[1].split(separator: "&") {
                     let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    conditions.query[(String(pair[0]).removingPercentEncoding ?? String(pair[0]))] = .equals(pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])) : "")
+                    options.query[(String(pair[0]).removingPercentEncoding ?? String(pair[0]))] = .equals(pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])) : "")
                 }
             }
         } else if let path = request["urlPath"].string {
@@ -85,23 +85,20 @@ private struct MappingReader {
         } else {
             options.pathPattern = "/**"
         }
-        for (name, matcher) in conditionsOf(request["queryParameters"]) { conditions.query[name] = matcher }
+        for (name, matcher) in conditionsOf(request["queryParameters"]) { options.query[name] = matcher }
         options.headers = conditionsOf(request["headers"])
         if request["cookies"].exists { note("cookie conditions are not carried over (StubKit matches headers, not cookies); the rule ignores cookies") }
         if request["basicAuthCredentials"].exists { note("'basicAuthCredentials' is not carried over; the rule ignores the Authorization header") }
         if request["formParameters"].exists || request["multipartPatterns"].exists { note("form and multipart conditions are not carried over; the rule ignores them") }
-        var bodies: [BundleWriter.RequestConditions.Body] = []
         for pattern in request["bodyPatterns"].array ?? [] {
             if let body = bodyCondition(pattern) {
-                if bodies.contains(where: { Self.kind($0) == Self.kind(body) }) {
-                    note("a second '\(Self.kind(body))' body pattern is not carried over (one of each kind per rule)")
+                if options.body.contains(where: { $0.key == body.key }) {
+                    note("a second '\(body.key)' body pattern is not carried over (one of each kind per rule)")
                 } else {
-                    bodies.append(body)
+                    options.body.append(body)
                 }
             }
         }
-        conditions.body = bodies.first
-        options.moreBody = Array(bodies.dropFirst())
         if let priority = mapping["priority"].int { options.priority = WireMockReader.defaultPriority - priority }
         if let scenario = mapping["scenarioName"].string {
             options.scenario = scenario
@@ -118,8 +115,8 @@ private struct MappingReader {
 
     // MARK: Request conditions
 
-    private mutating func conditionsOf(_ node: Node) -> [String: BundleWriter.RequestConditions.QueryValue] {
-        var result: [String: BundleWriter.RequestConditions.QueryValue] = [:]
+    private mutating func conditionsOf(_ node: Node) -> [String: BundleWriter.ValueCondition] {
+        var result: [String: BundleWriter.ValueCondition] = [:]
         for name in node.keys {
             let matcher = node[name]
             if let value = matcher["equalTo"].string {
@@ -141,7 +138,7 @@ private struct MappingReader {
         return result
     }
 
-    private mutating func bodyCondition(_ pattern: Node) -> BundleWriter.RequestConditions.Body? {
+    private mutating func bodyCondition(_ pattern: Node) -> BundleWriter.BodyCondition? {
         if let text = pattern["equalTo"].string { return .equals(text) }
         if pattern["equalToJson"].exists {
             let value = pattern["equalToJson"].value
@@ -165,15 +162,6 @@ private struct MappingReader {
         if let regex = pattern["matches"].string { return .matches("^(?:\(regex))$") }
         note("the body pattern '\(pattern.keys.joined(separator: ", "))' has no StubKit counterpart and is not carried over; the rule ignores it")
         return nil
-    }
-
-    private static func kind(_ body: BundleWriter.RequestConditions.Body) -> String {
-        switch body {
-        case .equals: return "equalTo"
-        case .equalsJSON, .containsJSON: return "equalToJson"
-        case .contains: return "contains"
-        case .matches: return "matches"
-        }
     }
 
     static func escaped(_ text: String) -> String {
