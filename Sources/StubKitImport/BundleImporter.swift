@@ -77,6 +77,26 @@ public struct BundleImporter: Sendable {
 
     // MARK: Writing
 
+    /// Exchanges in the order the writer lists their rules (endpoints where first seen, more query
+    /// items or a body first; repeats in recorded order), so response files are named in rule order
+    /// and an export of the bundle imports back to the same names. Stubs keep their order.
+    static func inRuleOrder(_ entries: [ImportedEntry]) -> [ImportedEntry] {
+        var firstSeen: [String: Int] = [:]
+        let keyed = entries.enumerated().map { offset, entry -> (endpoint: Int, specificity: Int, offset: Int, entry: ImportedEntry) in
+            guard case .exchange(let exchange) = entry else { return (offset, 0, offset, entry) }
+            let request = exchange.request
+            let endpoint = "\(request.method) \(request.host) \(request.url.path(percentEncoded: true))"
+            if firstSeen[endpoint] == nil { firstSeen[endpoint] = offset }
+            let specificity = Set(request.queryItems.map(\.name)).count + (request.body?.isEmpty == false ? 1 : 0)
+            return (firstSeen[endpoint]!, specificity, offset, entry)
+        }
+        return keyed.sorted {
+            if $0.endpoint != $1.endpoint { return $0.endpoint < $1.endpoint }
+            if $0.specificity != $1.specificity { return $0.specificity > $1.specificity }
+            return $0.offset < $1.offset
+        }.map(\.entry)
+    }
+
     /// Writes the batches as one bundle in `bundle` (replacing a bundle there), and `IMPORT-NOTES.md` beside its rules.
     ///
     /// - Throws: ``ImportError`` when the folder cannot be written, or is a folder other than a bundle.
@@ -89,7 +109,7 @@ public struct BundleImporter: Sendable {
                 report.files.append(.init(file: batch.file, format: batch.format, entries: batch.entries.count))
             }
         }
-        let entries = batches.flatMap(\.entries)
+        let entries = Self.inRuleOrder(batches.flatMap(\.entries))
         let recorder: Recorder?
         let writer: BundleWriter
         do {

@@ -136,7 +136,10 @@ public struct HARExporter: Sendable {
         if matchers.count > 1 { note("only the first body condition shapes the exported request body") }
         switch first {
         case .equals(let text), .contains(let text): return (text, "text/plain")
-        case .equalsJSON(let value), .containsJSON(let value): return (value.description, "application/json")
+        case .equalsJSON(let value): return (value.description, "application/json")
+        case .containsJSON(let value):
+            note("the body condition 'containsJSON' is exported as a body of just those fields; a HAR import of it requires that body exactly (equalsJSON)")
+            return (value.description, "application/json")
         case .matches(let regex):
             guard let text = RegexSample.text(matching: regex.pattern) else {
                 note("no body could be made up for the pattern '\(regex.pattern)'; exported without a body")

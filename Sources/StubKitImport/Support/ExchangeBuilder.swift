@@ -77,9 +77,11 @@ enum ExchangeBuilder {
         } else if let encoding, !encoding.isEmpty, encoding != "identity", String(data: body, encoding: .utf8) == nil {
             batch.note(source, "the body is stored '\(encoding)'-encoded, which the importer cannot decode; it is served as stored, without Content-Encoding")
         }
-        if names["content-type"] == nil, let mimeType = recorded.mimeType?.trimmingCharacters(in: .whitespaces),
-           !mimeType.isEmpty, mimeType != "x-unknown", !body.isEmpty {
-            headers["Content-Type"] = mimeType
+        if names["content-type"] == nil, !body.isEmpty {
+            // HAR's content.mimeType, else what StubKit serves for a body of unknown type anyway:
+            // written out, so an export of the bundle says the same and imports back the same.
+            let mimeType = recorded.mimeType?.trimmingCharacters(in: .whitespaces) ?? ""
+            headers["Content-Type"] = mimeType.isEmpty || mimeType == "x-unknown" ? "application/octet-stream" : mimeType
         }
         if let missing = recorded.missingBodySize, missing > 0, body.isEmpty {
             batch.note(source, "the file holds no body for this response (\(missing) bytes were sent; the tool did not save it); imported with an empty body")
