@@ -17,17 +17,47 @@ public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     static func detect(_ data: Data, fileName: String) -> ImportFormat? {
         if fileName.hasSuffix(".tail") { return .mocktail }
         if SourceDocument.looksLikeJSON(data) {
-            guard let value = try? SourceDocument.json(data, file: fileName) else {
+            guard let format = detectJSON(SourceDocument.withoutBOM(data)) else {
                 // Unreadable JSON: a .har file is still a HAR, so its error names the problem.
                 return fileName.lowercased().hasSuffix(".har") ? .har : nil
             }
-            return detect(value)
+            return format
         }
         if fileName.hasSuffix(".yaml") || fileName.hasSuffix(".yml") {
             return (try? SourceDocument.yaml(data, file: fileName)).flatMap(detect)
         }
         if fileName.lowercased().hasSuffix(".har") { return .har }
         return MocktailReader.looksLikeMocktail(data) ? .mocktail : nil
+    }
+
+    /// The format of a JSON document from its top-level keys, decoded without building a tree of it
+    /// (a 10 MB HAR would cost ten times that as Foundation objects).
+    private static func detectJSON(_ data: Data) -> ImportFormat? {
+        struct Anything: Decodable { init(from decoder: any Decoder) throws {} }
+        struct Object: Decodable {
+            struct Log: Decodable { var entries: [Anything]? }
+            var log: Log?
+            var mappings: [Anything]?
+            var request: [String: Anything]?
+            var response: [String: Anything]?
+            var interactions: [Anything]?
+            var http_interactions: [Anything]?
+        }
+        struct Interaction: Decodable {
+            var request: Anything?
+            var response: Anything?
+        }
+        let decoder = JSONDecoder()
+        if let object = try? decoder.decode(Object.self, from: data) {
+            if object.log?.entries != nil { return .har }
+            if object.mappings != nil || (object.request != nil && object.response != nil) { return .wiremock }
+            if object.interactions != nil || object.http_interactions != nil { return .vcr }
+            return nil
+        }
+        if let items = try? decoder.decode([Interaction].self, from: data), let first = items.first, first.request != nil, first.response != nil {
+            return .vcr
+        }
+        return nil
     }
 
     /// The format of a parsed JSON or YAML document.

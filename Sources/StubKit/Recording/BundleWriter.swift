@@ -100,6 +100,16 @@ public final class BundleWriter: Sendable {
         var takenNames: Set<String> = []
         /// Between ``beginBatch()`` and ``endBatch()``: the rules file is written once, at the end.
         var batching = false
+
+        /// A response for `request`: the next of its rule's `responses`, or a new rule.
+        mutating func add(_ request: RequestConditions, _ stored: Stored) {
+            if let i = groupIndex[request] {
+                groups[i].responses.append(stored)
+            } else {
+                groupIndex[request] = groups.count
+                groups.append((request, [stored]))
+            }
+        }
     }
 
     /// Opens (creating it if needed) a bundle folder for appending.
@@ -216,15 +226,16 @@ public final class BundleWriter: Sendable {
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
             let stored = Stored(status: response.status, headers: headers, file: file, delay: response.delay, error: response.error)
-            var next = state
-            if let i = next.groupIndex[request] {
-                next.groups[i].responses.append(stored)
-            } else {
-                next.groupIndex[request] = next.groups.count
-                next.groups.append((request, [stored]))
+            if state.batching {
+                // Nothing is written before endBatch(), so nothing to roll back: no copy of the state
+                // (copying it per append made a 10,000-entry import quadratic).
+                state.add(request, stored)
+                return file
             }
+            var next = state
+            next.add(request, stored)
             do {
-                if !next.batching { try write(next) }
+                try write(next)
             } catch {
                 if let file { try? fm.removeItem(at: folder.appendingPathComponent(file)) }
                 throw RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")

@@ -7,65 +7,58 @@ import Foundation
 /// 0, WebSocket upgrades) are reported, never dropped silently.
 enum HARReader {
     static func read(_ data: Data, file: String) throws(ImportError) -> ImportBatch {
-        let root = Node(try SourceDocument.json(data, file: file))
-        guard root.object != nil else { throw ImportError(file: file, "a HAR file is a JSON object with 'log'") }
-        guard let entries = root["log"]["entries"].array else {
-            throw ImportError(file: file, location: "log.entries", "a HAR file needs 'log.entries', a list of requests")
-        }
+        let document = try HARDocument.decode(data, file: file)
         var batch = ImportBatch(format: .har, file: file)
-        for entry in entries {
-            let source = "\(file): \(entry.path)"
-            let request = entry["request"], response = entry["response"]
-            guard let method = request["method"].string, let url = request["url"].string else {
+        let dates = ExchangeBuilder.DateParser()
+        for (index, entry) in document.log.entries.enumerated() {
+            let source = "\(file): log.entries[\(index)]"
+            guard let request = entry.request, let method = request.method, let url = request.url else {
                 batch.note(source, "no 'request.method' or 'request.url'; entry not imported")
                 continue
             }
-            guard let status = response["status"].int else {
+            guard let status = entry.response?.status?.value else {
                 batch.note(source, "no 'response.status'; entry not imported")
                 continue
             }
-            let content = response["content"]
+            let content = entry.response?.content
             var body = Data()
-            if let text = content["text"].string {
-                if content["encoding"].string?.lowercased() == "base64" {
+            if let text = content?.text {
+                if content?.encoding?.lowercased() == "base64" {
                     guard let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
                         batch.note(source, "'response.content.text' is declared base64 but is not; entry not imported")
                         continue
                     }
                     body = decoded
                 } else {
-                    if let encoding = content["encoding"].string, !encoding.isEmpty {
+                    if let encoding = content?.encoding, !encoding.isEmpty {
                         batch.note(source, "unknown 'response.content.encoding' '\(encoding)': the text is used as it is")
                     }
                     body = Data(text.utf8)
                 }
             }
             var recorded = ExchangeBuilder.Recorded(source: source, method: method, url: url, status: status, body: body)
-            recorded.requestHeaders = pairs(request["headers"])
-            recorded.headers = pairs(response["headers"])
-            recorded.mimeType = content["mimeType"].string
-            if !content["text"].exists { recorded.missingBodySize = content["size"].int }
-            recorded.requestBody = postData(request["postData"])
-            recorded.startedAt = ExchangeBuilder.date(entry["startedDateTime"].string)
+            recorded.requestHeaders = pairs(request.headers)
+            recorded.headers = pairs(entry.response?.headers)
+            recorded.mimeType = content?.mimeType
+            if content?.text == nil { recorded.missingBodySize = content?.size?.value }
+            recorded.requestBody = postData(request.postData)
+            recorded.startedAt = entry.startedDateTime.flatMap(dates.date)
             ExchangeBuilder.build(recorded, into: &batch)
         }
         return batch
     }
 
-    private static func pairs(_ node: Node) -> [(String, String)] {
-        (node.array ?? []).compactMap { item in
-            guard let name = item["name"].string else { return nil }
-            return (name, item["value"].string ?? "")
-        }
+    private static func pairs(_ list: [HARDocument.NameValue]?) -> [(String, String)] {
+        (list ?? []).compactMap { item in item.name.map { ($0, item.value ?? "") } }
     }
 
-    private static func postData(_ node: Node) -> Data? {
-        guard node.exists else { return nil }
-        if let text = node["text"].string, !text.isEmpty {
-            if node["encoding"].string?.lowercased() == "base64", let data = Data(base64Encoded: text) { return data }
+    private static func postData(_ postData: HARDocument.PostData?) -> Data? {
+        guard let postData else { return nil }
+        if let text = postData.text, !text.isEmpty {
+            if postData.encoding?.lowercased() == "base64", let data = Data(base64Encoded: text) { return data }
             return Data(text.utf8)
         }
-        let params = pairs(node["params"])
+        let params = pairs(postData.params)
         return params.isEmpty ? nil : Data(ExchangeBuilder.formEncoded(params).utf8)
     }
 }

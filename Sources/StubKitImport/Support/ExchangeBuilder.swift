@@ -91,14 +91,23 @@ enum ExchangeBuilder {
         batch.entries.append(.exchange(.init(source: source, request: request, status: status, headers: headers, body: body, startedAt: recorded.startedAt)))
     }
 
-    /// An ISO 8601 date, with or without fractional seconds.
+    /// ISO 8601 dates, with or without fractional seconds; made once per file (a formatter is costly to make).
+    final class DateParser {
+        private let fractional = ISO8601DateFormatter()
+        private let whole = ISO8601DateFormatter()
+
+        init() {
+            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            whole.formatOptions = [.withInternetDateTime]
+        }
+
+        func date(_ text: String) -> Date? {
+            fractional.date(from: text) ?? whole.date(from: text)
+        }
+    }
+
     static func date(_ text: String?) -> Date? {
-        guard let text else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        text.flatMap(DateParser().date)
     }
 
     /// `a=1&b=2` from name/value pairs, percent-encoded as a form.
