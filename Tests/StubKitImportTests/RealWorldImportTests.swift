@@ -46,6 +46,28 @@ struct RealWorldImportTests {
         }
     }
 
+    /// Folders of `../shared/realworld/wiremock` that hold a `mappings` folder: imported whole, as users do.
+    static var wireMockRoots: [String] {
+        RealWorldFile.all(.wiremock).compactMap { file -> String? in
+            guard let range = file.relativePath.range(of: "/mappings/") else { return nil }
+            return String(file.relativePath[..<range.lowerBound])
+        }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    @Test("a whole WireMock folder (mappings/ and __files/) imports into one bundle that lints with no error",
+          .enabled(if: enabled, "../shared/realworld is absent (CI requires it)"), arguments: wireMockRoots)
+    func wireMockFolder(_ root: String) throws {
+        let folder = try TemporaryFolder()
+        let bundle = folder.url.appendingPathComponent("imported")
+        let run = try ChildProcess.run("stubkit", arguments: ["import", PackagePaths.realworld!.appendingPathComponent(root).path, "--to", bundle.path])
+        #expect(run.status == 0 || run.status == 1, "\(run.stderr)")
+        let mappings = RealWorldFile.all(.wiremock).filter { $0.relativePath.hasPrefix(root + "/mappings/") }
+        let expected = try mappings.reduce(0) { $0 + (try ExpectedExchanges.read($1.url, format: .wiremock).count) }
+        let lint = BundleLinter().lint(bundle)
+        #expect(lint.ruleCount == expected, "one rule per mapping")
+        #expect(lint.diagnostics.filter { $0.severity == .error }.isEmpty, "\(lint.diagnostics)")
+    }
+
     @Test("imports, lints with no error, and replays through stubdemo", .enabled(if: enabled, "../shared/realworld is absent (CI requires it)"),
           arguments: RealWorldFile.all())
     func importsAndReplays(_ file: RealWorldFile) throws {
