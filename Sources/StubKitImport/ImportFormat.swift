@@ -24,7 +24,9 @@ public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertibl
             return format
         }
         if fileName.hasSuffix(".yaml") || fileName.hasSuffix(".yml") {
-            return (try? SourceDocument.yaml(data, file: fileName)).flatMap(detect)
+            // Only cassettes are YAML: a file that does not parse is read as one, so its error names the line.
+            guard let value = try? SourceDocument.yaml(data, file: fileName) else { return .vcr }
+            return detect(value)
         }
         if fileName.lowercased().hasSuffix(".har") { return .har }
         return MocktailReader.looksLikeMocktail(data) ? .mocktail : nil

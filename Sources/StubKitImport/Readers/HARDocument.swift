@@ -81,7 +81,7 @@ struct HARDocument: Decodable {
         } catch let DecodingError.keyNotFound(key, context) {
             throw ImportError(file: file, location: path(context.codingPath + [key]), "a HAR file needs '\(key.stringValue)' here")
         } catch let DecodingError.typeMismatch(type, context) {
-            throw ImportError(file: file, location: path(context.codingPath), "expected \(type) here: \(context.debugDescription)")
+            throw ImportError(file: file, location: path(context.codingPath), "expected \(describe(type)) here")
         } catch let DecodingError.valueNotFound(type, context) {
             throw ImportError(file: file, location: path(context.codingPath), "expected \(type) here, found null")
         } catch {
@@ -89,6 +89,14 @@ struct HARDocument: Decodable {
             _ = try SourceDocument.json(bytes, file: file)
             throw ImportError(file: file, "not a HAR file: \(error.localizedDescription)")
         }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Array") { return "a list" }
+        if name.hasPrefix("Dictionary") { return "an object" }
+        if name == "String" { return "text" }
+        return name.hasPrefix("Int") || name == "Double" ? "a number" : name
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
