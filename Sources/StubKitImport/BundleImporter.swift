@@ -9,9 +9,15 @@ import StubKit
 public struct BundleImporter: Sendable {
     /// The format of every input; `nil` detects it per file from the content.
     public var format: ImportFormat?
+    /// Header, query-item and JSON-field names redacted on top of the defaults (as `STUB_RECORD_REDACT`).
+    public var redact: [String]
+    /// Default names not to redact (as `STUB_RECORD_KEEP`).
+    public var keep: [String]
 
-    public init(format: ImportFormat? = nil) {
+    public init(format: ImportFormat? = nil, redact: [String] = [], keep: [String] = []) {
         self.format = format
+        self.redact = redact
+        self.keep = keep
     }
 
     // MARK: Reading
@@ -118,7 +124,8 @@ public struct BundleImporter: Sendable {
                 let started = entries.compactMap { entry -> Date? in
                     if case .exchange(let exchange) = entry { return exchange.startedAt } else { return nil }
                 }.min() ?? Date()
-                let configuration = RecordConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all)
+                let configuration = RecordConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
+                                                        redact: redact, keep: keep)
                 let made = try Recorder(configuration: configuration, now: started)
                 recorder = made
                 writer = made.writer
@@ -129,7 +136,7 @@ public struct BundleImporter: Sendable {
         } catch {
             throw ImportError(file: error.path, error.reason.replacingOccurrences(of: "recording in mode 'all'", with: "importing"))
         }
-        let redactor = Redactor()
+        let redactor = Redactor(redact: redact, keep: keep)
         writer.beginBatch()
         for entry in entries {
             switch entry {

@@ -70,6 +70,28 @@ struct HARImportTests {
         #expect(rules.map(\.response.status) == [200])
     }
 
+    @Test("secrets are redacted by default as in recording; --keep and --redact adjust the names")
+    func redaction() throws {
+        let folder = try TemporaryFolder()
+        let har = try folder.file("login.har", data: harDocument([
+            ["request": ["method": "POST", "url": "https://api.test/login?api_key=k-123456", "postData": ["mimeType": "application/json", "text": #"{"user":"ann","password":"hunter22"}"#]],
+             "response": ["status": 200, "headers": [["name": "Content-Type", "value": "application/json"], ["name": "Set-Cookie", "value": "sid=abcdef123456"]],
+                          "content": ["size": 40, "mimeType": "application/json", "text": #"{"access_token":"tok-987654","session":"s-42"}"#]]],
+        ]))
+        let plain = folder.url.appendingPathComponent("plain")
+        let report = try importFiles([har], to: plain)
+        #expect(report.redacted >= 4, "\(report.redacted)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: plain.path).map { try String(contentsOf: plain.appendingPathComponent($0), encoding: .utf8) }.joined()
+        for secret in ["k-123456", "hunter22", "tok-987654", "abcdef123456"] { #expect(!written.contains(secret), "\(secret) written") }
+
+        let adjusted = folder.url.appendingPathComponent("adjusted")
+        let run = try ChildProcess.run("stubkit", arguments: ["import", har.path, "--to", adjusted.path, "--keep", "access_token", "--redact", "session"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let body = try #require(loadedRules(adjusted).first).response
+        let text = String(decoding: bodyData(of: body), as: UTF8.self)
+        #expect(text.contains("tok-987654") && !text.contains("s-42"), "\(text)")
+    }
+
     @Test("unreadable input exits 2 naming the file and line, and writes nothing")
     func unreadableInput() throws {
         let folder = try TemporaryFolder()

@@ -24,8 +24,17 @@ struct Import: ParsableCommand {
     @Option(help: "The input format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detected).")
     var format: ImportFormat?
 
+    @Option(help: "More header, query-item and JSON-field names to redact, comma-separated (as STUB_RECORD_REDACT).")
+    var redact: String?
+
+    @Option(help: "Default names not to redact, comma-separated (as STUB_RECORD_KEEP).")
+    var keep: String?
+
     func run() throws {
-        let importer = BundleImporter(format: format)
+        func names(_ list: String?) -> [String] {
+            (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let importer = BundleImporter(format: format, redact: names(redact), keep: names(keep))
         let (batches, errors) = importer.read(inputs.map { URL(fileURLWithPath: $0) })
         guard errors.isEmpty else {
             for error in errors { printError(error.description) }
