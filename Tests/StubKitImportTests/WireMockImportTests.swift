@@ -62,12 +62,14 @@ struct WireMockImportTests {
         #expect(cart.request.scenarioState?.scenario == "cart" && cart.request.scenarioState?.state == "Started")
         #expect(cart.newState == "full")
         #expect(cart.response.delay == 0.25)
-        // {{request.path.cartId}} has no counterpart (WireMock path params are positional here): reported, served literally.
-        #expect(cart.response.template == nil)
-        #expect(report.notes.contains { $0.message.contains("{{request.path.cartId}}") })
+        // {{request.path.cartId}} of a urlPathTemplate is our {{path.cartId}}.
+        #expect(cart.response.template != nil)
+        #expect(cart.response.headers.contains { $0.name == "X-Echo" && $0.value == "{{header.X-Client}}" })
+        #expect(String(decoding: bodyData(of: cart.response), as: UTF8.self).contains("{{path.cartId}}"))
         let flaky = try #require(rules.first { $0.request.path?.description == "/flaky" })
         #expect(flaky.response.error == .networkConnectionLost)
-        #expect(report.notes.contains { $0.message.contains("postServeActions") })
+        #expect(report.notes.map(\.message).contains { $0.contains("postServeActions") })
+        #expect(report.notes.count == 1, "\(report.notes)")
         #expect(report.exitCode == 1)
     }
 

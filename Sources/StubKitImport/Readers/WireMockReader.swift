@@ -235,6 +235,9 @@ private struct MappingReader {
             }
         }
         var template = WireMockTemplate(headers: headers, body: ext == "bin" ? nil : String(data: body, encoding: .utf8))
+        if let pattern = options.pathPattern, let parsed = try? PathPattern(parsing: pattern) {
+            template.pathParameters = Set(parsed.components.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } })
+        }
         if template.hasPlaceholders {
             if let untranslated = template.translate() {
                 note("response template helpers without a StubKit counterpart (\(untranslated.joined(separator: ", "))): served as literal text")

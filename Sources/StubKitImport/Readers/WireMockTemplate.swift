@@ -7,6 +7,8 @@ import Foundation
 struct WireMockTemplate {
     var headers: [String: String]
     var body: String?
+    /// The `{name}`s of a `urlPathTemplate`: `{{request.path.name}}` becomes `{{path.name}}`.
+    var pathParameters: Set<String> = []
 
     var hasPlaceholders: Bool {
         (body?.contains("{{") ?? false) || headers.values.contains { $0.contains("{{") }
@@ -16,16 +18,16 @@ struct WireMockTemplate {
     /// nothing) when there are any.
     mutating func translate() -> [String]? {
         var failed: [String] = []
-        let newBody = body.map { Self.translated($0, failed: &failed) }
+        let newBody = body.map { translated($0, failed: &failed) }
         var newHeaders: [String: String] = [:]
-        for (name, value) in headers { newHeaders[name] = Self.translated(value, failed: &failed) }
+        for (name, value) in headers { newHeaders[name] = translated(value, failed: &failed) }
         if !failed.isEmpty { return Array(Set(failed)).sorted() }
         body = newBody
         headers = newHeaders
         return nil
     }
 
-    private static func translated(_ text: String, failed: inout [String]) -> String {
+    private func translated(_ text: String, failed: inout [String]) -> String {
         var result = ""
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
@@ -46,10 +48,13 @@ struct WireMockTemplate {
         return result + rest
     }
 
-    private static func field(for expression: String) -> String? {
+    private func field(for expression: String) -> String? {
         let direct: [String: String] = ["request.url": "request.url", "request.path": "request.path",
                                         "request.method": "request.method", "request.host": "request.host", "now": "now"]
         if let field = direct[expression] { return field }
+        if expression.hasPrefix("request.path."), pathParameters.contains(String(expression.dropFirst("request.path.".count))) {
+            return "path." + expression.dropFirst("request.path.".count)
+        }
         for (prefix, field) in [("request.query.", "query."), ("request.headers.", "header."), ("request.header.", "header.")] where expression.hasPrefix(prefix) {
             var name = String(expression.dropFirst(prefix.count))
             if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
