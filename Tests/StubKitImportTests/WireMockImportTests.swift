@@ -88,6 +88,24 @@ struct WireMockImportTests {
                                            responseBody: Data("hello ann".utf8), contentType: "text/plain")], bundle: bundle)
     }
 
+    @Test("mappings that differ only in a header condition stay two rules, each answering its own requests")
+    func differingOnlyInHeaders() throws {
+        let folder = try TemporaryFolder()
+        let wm = try root(folder, mappings: ["two.json": #"""
+            {"mappings": [
+              {"request": {"method": "GET", "url": "/me", "headers": {"X-Tier": {"equalTo": "gold"}}}, "response": {"status": 200, "body": "gold"}},
+              {"request": {"method": "GET", "url": "/me", "headers": {"X-Tier": {"equalTo": "basic"}}}, "response": {"status": 200, "body": "basic"}}
+            ]}
+            """#])
+        let bundle = folder.url.appendingPathComponent("out/imported")
+        _ = try importFiles([wm], to: bundle)
+        #expect(loadedRules(bundle).count == 2, "not one rule with a sequence of two responses")
+        try Replay.check([
+            ExpectedExchange(source: "basic", method: "GET", url: "http://localhost/me", headers: [("X-Tier", "basic")], status: 200, responseBody: Data("basic".utf8)),
+            ExpectedExchange(source: "gold", method: "GET", url: "http://localhost/me", headers: [("X-Tier", "gold")], status: 200, responseBody: Data("gold".utf8)),
+        ], bundle: bundle)
+    }
+
     @Test("a bodyFileName that is not in __files is reported and the mapping left out")
     func missingBodyFile() throws {
         let folder = try TemporaryFolder()
