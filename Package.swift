@@ -9,10 +9,13 @@ let package = Package(
         .executable(name: "stubdemo", targets: ["stubdemo"]),
         .executable(name: "stublint", targets: ["stublint"]),
         .executable(name: "stubbench", targets: ["stubbench"]),
+        .executable(name: "stubkit", targets: ["stubkit"]),
     ],
     dependencies: [
         // Tools only: the library that apps link depends on Foundation alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The importers only (YAML cassettes): never linked by apps.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // MARK: Core library (linked by apps; Foundation only)
@@ -30,14 +33,30 @@ let package = Package(
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
         .executableTarget(name: "stubbench", dependencies: ["StubKit"], path: "Tools/stubbench"),
 
+        // MARK: Importing and exporting (tools only; apps never link these)
+        // zlib, for gzip-declared bodies in HAR files and cassettes.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // Readers of HAR, WireMock, Mocktail and cassettes that write bundles through the bundle writer; the HAR exporter.
+        .target(name: "StubKitImport", dependencies: ["StubKit", "CZlib", .product(name: "Yams", package: "Yams")]),
+        // `stubkit import|export`: the command line over StubKitImport (room for serve, scaffold, migrate).
+        .executableTarget(
+            name: "stubkit",
+            dependencies: ["StubKitImport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/stubkit"
+        ),
+
         // MARK: Tests
         // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.
         .target(name: "StubKitTestSupport", dependencies: ["StubKit"], path: "Tests/StubKitTestSupport"),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTestSupport"]),
+        .testTarget(
+            name: "StubKitImportTests",
+            dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]
+        ),
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

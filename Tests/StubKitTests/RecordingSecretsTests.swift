@@ -106,4 +106,27 @@ struct RecordingSecretsTests {
         #expect(Redactor(keep: ["x-api-key"]).isSecret("api_key"))
         #expect(Redactor(redact: ["Order-Ref"]).isSecret("order_ref"))
     }
+
+    @Test("key, sig, auth, session, sid and otp are secrets as headers, query items and form fields, but data in JSON and XML")
+    func parameterOnlyNames() throws {
+        let redactor = Redactor()
+        for name in ["key", "Sig", "auth", "session", "sid", "otp"] {
+            #expect(redactor.isSecret(name), "\(name) as a query item")
+            #expect(!redactor.isSecret(name, in: .document), "\(name) as a JSON field")
+        }
+        // Names that are secrets everywhere stay so in documents.
+        #expect(redactor.isSecret("api_key", in: .document))
+        #expect(redactor.isSecret("access_token", in: .document))
+        // S3's object listing: <Key> is the object's name, not a credential.
+        let listing = "<ListBucketResult><Contents><Key>photos/a.jpg</Key><Size>426</Size></Contents></ListBucketResult>"
+        #expect(redactor.text(listing, contentType: "application/xml").text == listing)
+        let json = redactor.json(try JSONSerialization.jsonObject(with: Data(#"{"key": "color", "value": "red", "token": "t0k"}"#.utf8)))
+        let object = try #require(json.value as? [String: Any])
+        #expect(object["key"] as? String == "color")
+        #expect(object["token"] as? String == Redactor.placeholder)
+        // A form field named key is still an API key.
+        #expect(redactor.text("key=AIzaSyA&q=pizza", contentType: "application/x-www-form-urlencoded").text == "key=REDACTED&q=pizza")
+        // A name the user adds is a secret everywhere.
+        #expect(Redactor(redact: ["key"]).isSecret("key", in: .document))
+    }
 }

@@ -1,6 +1,7 @@
 // stubbench: measures StubKit beside the floor and the alternatives, and writes a table and JSON.
 //
 //   swift run -c release stubbench [--quick] [--adversarial] [--output FILE]
+//   swift run -c release stubbench --write-har N FILE   (the input of Tools/scripts/bench-import)
 //
 // Every figure is a median and p99 over many runs. Targets are ratios measured in the same run, since
 // absolute times move with the machine. Nothing here is asserted: the report says what was met.
@@ -27,6 +28,15 @@ while let arg = args.first {
         // matching and linting (AdversarialBenchmarks.swift).
         adversarial = true
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
+    case "--write-har":
+        // A generated HAR of N entries for timing `stubkit import` (HARBenchmarkInput.swift).
+        guard args.count >= 2, let count = Int(args[0]) else {
+            FileHandle.standardError.write(Data("usage: stubbench --write-har N FILE\n".utf8))
+            exit(2)
+        }
+        let bytes = try writeBenchmarkHAR(entries: count, to: URL(fileURLWithPath: args[1]))
+        print("wrote \(count) entries, \(bytes) bytes, to \(args[1])")
+        exit(0)
     case "--profile-e2e":
         // Sends stubbed requests through URLSession in a loop and exits: for running under perf.
         profileE2E = true

@@ -32,6 +32,8 @@ public final class BundleWriter: Sendable {
         public var path: String
         public var query: [String: QueryValue]
         public var body: Body?
+        /// More conditions of imported stubs (see `BundleWriter+ImportedRules.swift`); recording sets none.
+        public var options = ImportedOptions()
         /// Indexes of path segments (counting non-empty ones from 0) that match any value: a redacted
         /// secret, written as ``Redactor/placeholder`` in `path` and as `*` in the rule.
         public var anySegments: Set<Int> = []
@@ -49,11 +51,13 @@ public final class BundleWriter: Sendable {
         public static func == (a: Self, b: Self) -> Bool {
             a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
                 && a.anySegments == b.anySegments && a.scheme == b.scheme && a.port == b.port && a.exactQuery == b.exactQuery
+                && a.options == b.options
         }
 
         public func hash(into hasher: inout Hasher) {
             hasher.combine(method); hasher.combine(host); hasher.combine(path); hasher.combine(query); hasher.combine(body)
             hasher.combine(anySegments); hasher.combine(scheme); hasher.combine(port); hasher.combine(exactQuery)
+            hasher.combine(options)
         }
 
         public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
@@ -65,7 +69,7 @@ public final class BundleWriter: Sendable {
         }
 
         /// How many conditions beyond method, host and path: more specific rules are written first.
-        var specificity: Int { query.count + (body == nil ? 0 : 1) }
+        var specificity: Int { query.count + (body == nil ? 0 : 1) + options.specificity }
     }
 
     /// A response to store.
@@ -82,6 +86,10 @@ public final class BundleWriter: Sendable {
         public var body: Body
         /// Extension of the response file (`json`, `txt`, `png`, `bin`, …).
         public var fileExtension: String
+        /// Seconds before the response starts (imported stubs).
+        public var delay: Double?
+        /// A simulated network failure instead of the response (``SimulatedNetworkError`` raw value).
+        public var error: String?
 
         public init(status: Int, headers: [String: String], body: Body, fileExtension: String) {
             self.status = status
@@ -117,6 +125,8 @@ public final class BundleWriter: Sendable {
         var status: Int
         var headers: [String: String]
         var file: String?
+        var delay: Double?
+        var error: String?
     }
 
     private struct State {
@@ -127,6 +137,18 @@ public final class BundleWriter: Sendable {
         var groupIndex: [RequestConditions: Int] = [:]
         /// File names in the folder, lower-cased (case-insensitive file systems).
         var takenNames: Set<String> = []
+        /// Between ``beginBatch()`` and ``endBatch()``: the rules file is written once, at the end.
+        var batching = false
+
+        /// A response for `request`: the next of its rule's `responses`, or a new rule.
+        mutating func add(_ request: RequestConditions, _ stored: Stored) {
+            if let i = groupIndex[request] {
+                groups[i].responses.append(stored)
+            } else {
+                groupIndex[request] = groups.count
+                groups.append((request, [stored]))
+            }
+        }
     }
 
     /// Opens (creating it if needed) a bundle folder for appending.
@@ -271,14 +293,15 @@ public final class BundleWriter: Sendable {
                 file = name
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
-            let stored = Stored(status: response.status, headers: headers, file: file)
-            var next = state
-            if let i = next.groupIndex[request] {
-                next.groups[i].responses.append(stored)
-            } else {
-                next.groupIndex[request] = next.groups.count
-                next.groups.append((request, [stored]))
+            let stored = Stored(status: response.status, headers: headers, file: file, delay: response.delay, error: response.error)
+            if state.batching {
+                // Nothing is written before endBatch(), so nothing to roll back: no copy of the state
+                // (copying it per append made a 10,000-entry import quadratic).
+                state.add(request, stored)
+                return file
             }
+            var next = state
+            next.add(request, stored)
             do {
                 try write(next)
             } catch {
@@ -291,6 +314,25 @@ public final class BundleWriter: Sendable {
             stepObserver?(.finished)
             return file
         }
+    }
+
+    /// Defers writing the rules file until ``endBatch()``, so importing thousands of exchanges writes
+    /// it once rather than after each one. Response files are still written as they come; until
+    /// ``endBatch()`` the bundle on disk lacks the rules for them.
+    public func beginBatch() {
+        state.withLock { $0.batching = true }
+    }
+
+    /// Writes the rules file with everything appended since ``beginBatch()``.
+    public func endBatch() throws(RecordingError) {
+        let failure: RecordingError? = state.withLock { state in
+            state.batching = false
+            do { try write(state) } catch {
+                return RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
+            }
+            return nil
+        }
+        if let failure { throw failure }
     }
 
     // MARK: Writing the rules file
@@ -329,16 +371,16 @@ public final class BundleWriter: Sendable {
     }
 
     private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false) -> JSONText {
-        var pairs: [(String, JSONText)] = [
-            ("name", .string("\(request.method) \(request.path)")),
-            ("method", .string(request.method)),
-        ]
+        var pairs: [(String, JSONText)] = [("name", .string(request.options.name ?? "\(request.method) \(request.path)"))]
+        if request.method != ImportedOptions.anyMethod { pairs.append(("method", .string(request.method))) }
         if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
         if let host = request.host { pairs.append(("host", .string(host))) }
-        if urlRegex {
+        if let regex = request.options.urlRegex {
+            pairs.append(("urlRegex", .string(regex)))
+        } else if urlRegex {
             pairs.append(("urlRegex", .string(Self.urlRegex(request))))
         } else {
-            pairs.append(("path", .string(literalPattern(request.path, anySegments: request.anySegments))))
+            pairs.append(("path", .string(request.options.pathPattern ?? literalPattern(request.path, anySegments: request.anySegments))))
         }
         if !request.query.isEmpty {
             pairs.append(("query", .object(request.query.keys.sorted().map { name in
@@ -348,6 +390,7 @@ public final class BundleWriter: Sendable {
                 }
             })))
         }
+        pairs += request.options.conditionKeys
         if let body = request.body {
             let condition: (String, JSONText)
             switch body {
@@ -357,6 +400,7 @@ public final class BundleWriter: Sendable {
             }
             pairs.append(("requestBody", .object([condition])))
         }
+        pairs += request.options.ruleKeys
         if responses.count == 1 {
             pairs += responseKeys(responses[0])
         } else {
@@ -371,10 +415,12 @@ public final class BundleWriter: Sendable {
             pairs.append(("headers", .object(stored.headers.keys.sorted().map { ($0, .string(stored.headers[$0]!)) })))
         }
         if let file = stored.file { pairs.append(("response", .string(file))) }
+        if let delay = stored.delay, delay > 0 { pairs.append(("delay", .raw(ImportedOptions.number(delay)))) }
+        if let error = stored.error { pairs.append(("error", .string(error))) }
         return pairs
     }
 
-    private static func parsed(_ json: String) -> JSONText {
+    static func parsed(_ json: String) -> JSONText {
         (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)
     }
 }

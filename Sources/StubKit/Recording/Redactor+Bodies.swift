@@ -52,7 +52,7 @@ extension Redactor {
             return RedactedText(text: String(decoding: data, as: UTF8.self), redacted: result.redacted, values: result.values)
         }
         guard text.contains(":"), text.contains("\"") else { return nil }
-        let result = replacing(Self.graphQLArgument, in: text)
+        let result = replacing(Self.graphQLArgument, in: text, place: .document)
         return result.redacted > 0 ? result : nil
     }
 
@@ -112,20 +112,20 @@ extension Redactor {
 
     /// Text of elements and values of attributes named like secrets (namespace prefixes ignored).
     func xml(_ text: String) -> RedactedText {
-        let elements = replacing(Self.xmlElement, in: text)
-        let attributes = replacing(Self.xmlAttribute, in: elements.text)
+        let elements = replacing(Self.xmlElement, in: text, place: .document)
+        let attributes = replacing(Self.xmlAttribute, in: elements.text, place: .document)
         return RedactedText(text: attributes.text, redacted: elements.redacted + attributes.redacted, values: elements.values + attributes.values)
     }
 
     /// Replaces capture group 2 wherever the name in capture group 1 is a secret.
-    private func replacing(_ expression: NSRegularExpression, in text: String) -> RedactedText {
+    private func replacing(_ expression: NSRegularExpression, in text: String, place: Place) -> RedactedText {
         let source = text as NSString
         var result = "", values: [String] = [], last = 0
         for match in expression.matches(in: text, range: NSRange(location: 0, length: source.length)) {
             let rawName = source.substring(with: match.range(at: 1))
             let name = rawName.split(separator: ":").last.map(String.init) ?? rawName
             let value = match.range(at: 2)
-            guard isSecret(name), value.location != NSNotFound, value.length > 0 else { continue }
+            guard isSecret(name, in: place), value.location != NSNotFound, value.length > 0 else { continue }
             result += source.substring(with: NSRange(location: last, length: value.location - last)) + Self.placeholder
             values.append(source.substring(with: value))
             last = value.location + value.length

@@ -20,15 +20,27 @@ public struct Redactor: Sendable {
         "session", "session_id", "sid", "jsessionid", "phpsessid",
         "csrf", "xsrf", "x_csrf", "x_xsrf",
     ]
+    /// Default names that are secrets as headers, query items and form fields (`?key=AIza…`, `sig=…`)
+    /// but ordinary data as JSON fields and XML elements (`{"key": "color"}`, S3's `<Key>photos/a.jpg</Key>`).
+    public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp"]
     /// Parts of names that mark a secret.
     public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature"]
 
     private let names: Set<String>
+    private let parameterOnly: Set<String>
     private let fragments: [String]
     private let kept: Set<String>
 
+    /// Where a name was found: a header, query item or form field, or a field of a structured document.
+    public enum Place: Sendable {
+        case parameter
+        case document
+    }
+
     public init(redact: [String] = [], keep: [String] = []) {
         self.names = Set((Self.defaultNames.map { $0 } + redact).map(Self.squashed))
+        // A name the user adds is a secret everywhere, even one of the parameter-only defaults.
+        self.parameterOnly = Set(Self.parameterOnlyNames.map(Self.squashed)).subtracting(redact.map(Self.squashed))
         self.fragments = Self.defaultFragments.map(Self.squashed)
         self.kept = Set(keep.map(Self.squashed))
     }
@@ -38,10 +50,12 @@ public struct Redactor: Sendable {
         String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." }.map(Character.init))
     }
 
-    /// Whether a header, query item or JSON field of this name holds a secret.
-    public func isSecret(_ name: String) -> Bool {
+    /// Whether a header, query item or form field (`.parameter`), or a JSON field or XML element or
+    /// attribute (`.document`), of this name holds a secret.
+    public func isSecret(_ name: String, in place: Place = .parameter) -> Bool {
         let name = Self.squashed(name)
         guard !name.isEmpty, !kept.contains(name) else { return false }
+        if place == .document, parameterOnly.contains(name) { return false }
         return names.contains(name) || fragments.contains { name.contains($0) }
     }
 
@@ -66,7 +80,7 @@ public struct Redactor: Sendable {
             if let object = value as? [String: Any] {
                 var result: [String: Any] = [:]
                 for (key, child) in object {
-                    if isSecret(key) {
+                    if isSecret(key, in: .document) {
                         result[key] = Self.placeholder
                         count += 1
                         paths.append(path + [key])

@@ -1,0 +1,109 @@
+import Foundation
+
+extension BundleWriter {
+    /// Conditions and options of rules that come from other stub formats (WireMock, Mocktail), on top
+    /// of what a recording writes: a regular expression or a pattern instead of a literal path, request
+    /// headers, more body conditions, priority and scenarios.
+    public struct ImportedOptions: Sendable, Hashable {
+        /// The `method` that stands for any method: the rule is written without one.
+        public static let anyMethod = "ANY"
+
+        /// The rule's `name`; default `METHOD path`.
+        public var name: String?
+        /// Written as `urlRegex` instead of `path` (the conditions' `path` then only names files).
+        public var urlRegex: String?
+        /// A path pattern (`/users/{id}`, `/files/**`) written as it is, instead of the literal path.
+        public var pathPattern: String?
+        /// Query conditions, by name; written instead of ``RequestConditions/query`` (set one of the two).
+        public var query: [String: ValueCondition] = [:]
+        /// Request header conditions, by name.
+        public var headers: [String: ValueCondition] = [:]
+        /// Body conditions, each kind at most once; written instead of ``RequestConditions/body`` (set one of the two).
+        public var body: [BodyCondition] = []
+        /// Our `priority` (higher first).
+        public var priority: Int?
+        public var scenario: String?
+        public var whenState: String?
+        public var setState: String?
+        /// Written as `template: true`: the response's `{{…}}` placeholders are filled per request.
+        public var template = false
+
+        public init() {}
+
+        var specificity: Int { query.count + headers.count + body.count }
+
+        /// `query`, `requestHeaders` and `requestBody`, when set.
+        var conditionKeys: [(String, JSONText)] {
+            var pairs: [(String, JSONText)] = []
+            for (key, conditions) in [("query", query), ("requestHeaders", headers)] where !conditions.isEmpty {
+                pairs.append((key, .object(conditions.keys.sorted().map { ($0, conditions[$0]!.json) })))
+            }
+            if !body.isEmpty { pairs.append(("requestBody", .object(body.map(\.json)))) }
+            return pairs
+        }
+
+        var ruleKeys: [(String, JSONText)] {
+            var pairs: [(String, JSONText)] = []
+            if let priority, priority != 0 { pairs.append(("priority", .int(priority))) }
+            if let scenario { pairs.append(("scenario", .string(scenario))) }
+            if let whenState { pairs.append(("whenState", .string(whenState))) }
+            if let setState { pairs.append(("setState", .string(setState))) }
+            if template { pairs.append(("template", .bool(true))) }
+            return pairs
+        }
+
+        /// A number as JSON: `1` rather than `1.0`, `0.25` as it is.
+        static func number(_ value: Double) -> String {
+            if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+            return String(value)
+        }
+    }
+
+    /// How a query item or request header must look, as the rules file writes it.
+    public enum ValueCondition: Sendable, Hashable {
+        case equals(String)
+        /// A regular expression the value matches (unanchored).
+        case matches(String)
+        case present
+        case absent
+
+        var json: JSONText {
+            switch self {
+            case .equals(let value): return .string(value)
+            case .matches(let regex): return .object([("matches", .string(regex))])
+            case .present: return .object([("present", .bool(true))])
+            case .absent: return .object([("absent", .bool(true))])
+            }
+        }
+    }
+
+    /// A condition on the request body, as the rules file writes it.
+    public enum BodyCondition: Sendable, Hashable {
+        case equals(String)
+        case contains(String)
+        /// A regular expression (unanchored).
+        case matches(String)
+        /// JSON text, compared ignoring key order and whitespace.
+        case equalsJSON(String)
+        /// JSON object text: these fields with these values.
+        case containsJSON(String)
+
+        /// The key in `requestBody`; a rule holds each kind once.
+        public var key: String {
+            switch self {
+            case .equals: return "equals"
+            case .contains: return "contains"
+            case .matches: return "matches"
+            case .equalsJSON: return "equalsJSON"
+            case .containsJSON: return "containsJSON"
+            }
+        }
+
+        var json: (String, JSONText) {
+            switch self {
+            case .equals(let text), .contains(let text), .matches(let text): return (key, .string(text))
+            case .equalsJSON(let text), .containsJSON(let text): return (key, BundleWriter.parsed(text))
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import StubKit
+
+/// Reads files in other stub and traffic formats and writes them as one bundle through StubKit's
+/// bundle writer, reporting whatever could not be carried over.
+///
+/// Reading and writing are separate steps, so unreadable input stops an import before anything is
+/// written: `read` collects every unreadable file, `write` never throws for one bad entry (it notes it).
+public struct BundleImporter: Sendable {
+    /// The format of every input; `nil` detects it per file from the content.
+    public var format: ImportFormat?
+    /// Header, query-item and JSON-field names redacted on top of the defaults (as `STUB_RECORD_REDACT`).
+    public var redact: [String]
+    /// Default names not to redact (as `STUB_RECORD_KEEP`).
+    public var keep: [String]
+
+    public init(format: ImportFormat? = nil, redact: [String] = [], keep: [String] = []) {
+        self.format = format
+        self.redact = redact
+        self.keep = keep
+    }
+
+    // MARK: Reading
+
+    /// Reads files and folders (walked recursively, in name order; WireMock `__files` are bodies, not sources).
+    ///
+    /// - Returns: one batch per source file, and an error per file that cannot be read at all.
+    public func read(_ inputs: [URL]) -> (batches: [ImportBatch], errors: [ImportError]) {
+        var batches: [ImportBatch] = [], errors: [ImportError] = []
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isDirectory) else {
+                errors.append(ImportError(file: input.path, "no such file or folder"))
+                continue
+            }
+            let files = isDirectory.boolValue ? Self.sourceFiles(in: input) : [input]
+            if files.isEmpty { errors.append(ImportError(file: input.path, "the folder holds no files to import")) }
+            var skipped: [String] = []
+            for file in files {
+                do throws(ImportError) {
+                    if let batch = try read(file, walked: isDirectory.boolValue) { batches.append(batch) } else { skipped.append(file.path) }
+                } catch {
+                    errors.append(error)
+                }
+            }
+            if !skipped.isEmpty {
+                var batch = ImportBatch(format: format ?? .har, file: input.path)
+                for file in skipped { batch.note(file, "not a format stubkit imports (HAR, WireMock, Mocktail, cassette); skipped") }
+                batches.append(batch)
+            }
+        }
+        return (batches, errors)
+    }
+
+    /// One file: `nil` when a walked folder's file is in no known format.
+    func read(_ file: URL, walked: Bool) throws(ImportError) -> ImportBatch? {
+        let name = file.path
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch { throw ImportError(file: name, "cannot be read: \(error.localizedDescription)") }
+        let detected = ImportFormat.detect(data, fileName: file.lastPathComponent)
+        guard let format = format ?? detected else {
+            if walked { return nil }
+            throw ImportError(file: name, "not a format stubkit imports: expected a HAR file, WireMock mapping, Mocktail .tail or cassette (give --format to say which)")
+        }
+        switch format {
+        case .har: return try HARReader.read(data, file: name)
+        case .wiremock: return try WireMockReader.read(data, file: name, filesRoot: WireMockReader.filesRoot(for: file))
+        case .mocktail: return try MocktailReader.read(data, file: name)
+        case .vcr: return try CassetteReader.read(data, file: name)
+        }
+    }
+
+    static func sourceFiles(in folder: URL) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
+        var files: [URL] = []
+        for case let url as URL in enumerator {
+            if url.pathComponents.contains("__files") { continue }
+            if ["md", "txt"].contains(url.pathExtension.lowercased()) { continue }
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { files.append(url) }
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    // MARK: Writing
+
+    /// Exchanges in the order the writer lists their rules (endpoints where first seen, more query
+    /// items or a body first; repeats in recorded order), so response files are named in rule order
+    /// and an export of the bundle imports back to the same names. Stubs keep their order.
+    static func inRuleOrder(_ entries: [ImportedEntry]) -> [ImportedEntry] {
+        var firstSeen: [String: Int] = [:]
+        let keyed = entries.enumerated().map { offset, entry -> (endpoint: Int, specificity: Int, offset: Int, entry: ImportedEntry) in
+            guard case .exchange(let exchange) = entry else { return (offset, 0, offset, entry) }
+            let request = exchange.request
+            let endpoint = "\(request.method) \(request.host) \(request.url.path(percentEncoded: true))"
+            if firstSeen[endpoint] == nil { firstSeen[endpoint] = offset }
+            let specificity = Set(request.queryItems.map(\.name)).count + (request.body?.isEmpty == false ? 1 : 0)
+            return (firstSeen[endpoint]!, specificity, offset, entry)
+        }
+        return keyed.sorted {
+            if $0.endpoint != $1.endpoint { return $0.endpoint < $1.endpoint }
+            if $0.specificity != $1.specificity { return $0.specificity > $1.specificity }
+            return $0.offset < $1.offset
+        }.map(\.entry)
+    }
+
+    /// Writes the batches as one bundle in `bundle` (replacing a bundle there), and `IMPORT-NOTES.md` beside its rules.
+    ///
+    /// - Throws: ``ImportError`` when the folder cannot be written, or is a folder other than a bundle.
+    public func write(_ batches: [ImportBatch], to bundle: URL) throws(ImportError) -> ImportReport {
+        var report = ImportReport(bundle: bundle.standardizedFileURL)
+        for batch in batches {
+            report.notes += batch.notes
+            let onlySkipped = batch.entries.isEmpty && !batch.notes.isEmpty && batch.notes.allSatisfy { $0.message.hasSuffix("skipped") }
+            if !onlySkipped {
+                report.files.append(.init(file: batch.file, format: batch.format, entries: batch.entries.count))
+            }
+        }
+        let entries = Self.inRuleOrder(batches.flatMap(\.entries))
+        let recorder: Recorder?
+        let writer: BundleWriter
+        do {
+            if entries.contains(where: { if case .exchange = $0 { return true } else { return false } }) {
+                // Recorded traffic goes through the recorder: the same redaction and conditions as a recording.
+                let started = entries.compactMap { entry -> Date? in
+                    if case .exchange(let exchange) = entry { return exchange.startedAt } else { return nil }
+                }.min() ?? Date()
+                let configuration = RecordConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
+                                                        redact: redact, keep: keep)
+                let made = try Recorder(configuration: configuration, now: started)
+                recorder = made
+                writer = made.writer
+            } else {
+                recorder = nil
+                writer = try BundleWriter(folder: bundle, replacing: true)
+            }
+        } catch {
+            throw ImportError(file: error.path, error.reason.replacingOccurrences(of: "recording in mode 'all'", with: "importing"))
+        }
+        let redactor = Redactor(redact: redact, keep: keep)
+        writer.beginBatch()
+        for entry in entries {
+            switch entry {
+            case .exchange(let exchange):
+                if case .failure(let error) = recorder!.record(imported: exchange.request, status: exchange.status, headers: exchange.headers, body: exchange.body) {
+                    report.notes.append(ImportNote(source: exchange.source, message: "not written: \(error.description)"))
+                }
+            case .stub(var stub):
+                let (headers, count) = redactor.headers(stub.response.headers)
+                stub.response.headers = headers
+                report.redacted += count
+                do { try writer.append(stub.conditions, stub.response) } catch {
+                    report.notes.append(ImportNote(source: stub.source, message: "not written: \(error.description)"))
+                }
+            }
+        }
+        do { try writer.endBatch() } catch { throw ImportError(file: error.path, error.reason) }
+        report.rules = writer.ruleCount
+        report.redacted += recorder?.summary.redacted ?? 0
+        let notesFile = writer.folder.appendingPathComponent("IMPORT-NOTES.md")
+        do { try Data(report.markdown.utf8).write(to: notesFile) } catch {
+            throw ImportError(file: notesFile.path, "cannot be written: \(error.localizedDescription)")
+        }
+        return report
+    }
+}

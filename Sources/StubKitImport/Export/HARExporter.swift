@@ -1,0 +1,182 @@
+import Foundation
+import StubKit
+
+/// Writes bundles' rules as HAR 1.2: for each rule a request that it would answer, with its response
+/// (one entry per response of a sequence, in order), so stubs open in browser developer tools,
+/// Charles or Proxyman, and a HAR import of the result gives the same rules back.
+public struct HARExporter: Sendable {
+    public init() {}
+
+    /// The HAR document and a note for every rule or part of one that HAR cannot show.
+    ///
+    /// - Throws: ``ImportError`` for a bundle that does not load (its first error).
+    public func export(_ bundles: [URL]) throws(ImportError) -> (data: Data, notes: [ImportNote]) {
+        var entries: [[String: Any]] = []
+        var notes: [ImportNote] = []
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for folder in bundles {
+            let result = BundleLoader().load(folder: folder)
+            if let error = result.diagnostics.first(where: { $0.severity == .error }) {
+                throw ImportError(file: folder.path, "the bundle does not load: \(error.description)")
+            }
+            let started = Self.recordedAt(result.bundle.rulesFile) ?? Date(timeIntervalSince1970: 0)
+            for rule in result.bundle.rules {
+                let source = rule.source.locationDescription
+                guard let request = request(for: rule, note: { notes.append(ImportNote(source: source, message: $0)) }) else { continue }
+                if rule.request.scenarioState != nil || rule.newState != nil {
+                    notes.append(ImportNote(source: source, message: "scenario '\(rule.request.scenarioState?.scenario ?? "")' state conditions are not in HAR; exported as a plain request"))
+                }
+                for response in rule.sequence?.responses ?? [rule.response] {
+                    if let error = response.error {
+                        notes.append(ImportNote(source: source, message: "the simulated error '\(error.rawValue)' is exported as status 0 (no response)"))
+                    }
+                    if response.template != nil {
+                        notes.append(ImportNote(source: source, message: "a templated response is exported as its template text"))
+                    }
+                    entries.append([
+                        "startedDateTime": formatter.string(from: started),
+                        "time": Int(response.delay * 1000),
+                        "request": request,
+                        "response": harResponse(response),
+                        "cache": [:] as [String: Any],
+                        "timings": ["send": 0, "wait": Int(response.delay * 1000), "receive": 0],
+                        "comment": "\(result.bundle.template): \(rule.displayName)",
+                    ])
+                }
+            }
+        }
+        let log: [String: Any] = ["log": [
+            "version": "1.2",
+            "creator": ["name": "stubkit export", "version": StubKitVersion.current],
+            "pages": [] as [Any],
+            "entries": entries,
+        ] as [String: Any]]
+        let data = (try? JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return (data, notes)
+    }
+
+    /// `recordedAt` of a JSON rules file, so re-importing the HAR keeps it.
+    static func recordedAt(_ rulesFile: URL?) -> Date? {
+        guard let rulesFile, rulesFile.pathExtension == "json", let data = FileManager.default.contents(atPath: rulesFile.path),
+              let top = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        return ExchangeBuilder.date(top["recordedAt"] as? String)
+    }
+
+    // MARK: Request
+
+    private func request(for rule: StubRule, note: (String) -> Void) -> [String: Any]? {
+        let conditions = rule.request
+        let method = conditions.methods?.sorted().first ?? "GET"
+        var url: String
+        if let regex = conditions.urlPattern {
+            guard let sample = RegexSample.url(matching: regex.pattern) else {
+                note("no request could be made up for urlRegex '\(regex.pattern)'; rule not exported")
+                return nil
+            }
+            url = sample
+        } else {
+            let scheme = conditions.scheme ?? "https"
+            let host = conditions.host ?? "localhost"
+            let segments = (conditions.path?.components ?? [.globstar]).compactMap { component -> String? in
+                switch component {
+                case .literal(let text): return text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? text
+                case .parameter(let name): return name
+                case .wildcard: return "x"
+                case .globstar: return nil
+                }
+            }
+            url = "\(scheme)://\(host)/" + segments.joined(separator: "/")
+        }
+        var query: [(String, String)] = []
+        for name in conditions.query.keys.sorted() {
+            guard let value = sample(conditions.query[name]!, "query item '\(name)'", note: note) else { continue }
+            query.append((name, value))
+        }
+        if !query.isEmpty {
+            var allowed = CharacterSet.urlQueryAllowed
+            allowed.remove(charactersIn: "&=+")
+            url += (url.contains("?") ? "&" : "?") + query.map {
+                "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)"
+            }.joined(separator: "&")
+        }
+        var headers: [[String: String]] = []
+        for name in conditions.headers.keys.sorted() {
+            guard let value = sample(conditions.headers[name]!, "request header '\(name)'", note: note) else { continue }
+            headers.append(["name": name, "value": value])
+        }
+        var harRequest: [String: Any] = [
+            "method": method, "url": url, "httpVersion": "HTTP/1.1", "headers": headers,
+            "queryString": query.map { ["name": $0.0, "value": $0.1] }, "cookies": [] as [Any],
+            "headersSize": -1, "bodySize": 0,
+        ]
+        if let (text, mimeType) = body(conditions.body, note: note) {
+            harRequest["postData"] = ["mimeType": mimeType, "text": text]
+            harRequest["bodySize"] = text.utf8.count
+        }
+        return harRequest
+    }
+
+    private func sample(_ matcher: ValueMatcher, _ what: String, note: (String) -> Void) -> String? {
+        switch matcher {
+        case .equals(let value): return value
+        case .present: return Redactor.placeholder
+        case .absent: return nil
+        case .matches(let regex):
+            guard let text = RegexSample.text(matching: regex.pattern) else {
+                note("no value could be made up for \(what) matching '\(regex.pattern)'; left out of the request")
+                return nil
+            }
+            return text
+        }
+    }
+
+    private func body(_ matchers: [BodyMatcher], note: (String) -> Void) -> (String, String)? {
+        guard let first = matchers.first else { return nil }
+        if matchers.count > 1 { note("only the first body condition shapes the exported request body") }
+        switch first {
+        case .equals(let text), .contains(let text): return (text, "text/plain")
+        case .equalsJSON(let value): return (value.description, "application/json")
+        case .containsJSON(let value):
+            note("the body condition 'containsJSON' is exported as a body of just those fields; a HAR import of it requires that body exactly (equalsJSON)")
+            return (value.description, "application/json")
+        case .matches(let regex):
+            guard let text = RegexSample.text(matching: regex.pattern) else {
+                note("no body could be made up for the pattern '\(regex.pattern)'; exported without a body")
+                return nil
+            }
+            return (text, "text/plain")
+        }
+    }
+
+    // MARK: Response
+
+    private func harResponse(_ response: StubResponse) -> [String: Any] {
+        var data = Data()
+        switch response.body {
+        case .empty: break
+        case .inline(let bytes), .json(let bytes): data = bytes
+        case .file(let url): data = FileManager.default.contents(atPath: url.path) ?? Data()
+        }
+        let explicitType = response.headers.first { $0.name.lowercased() == "content-type" }?.value ?? response.contentType
+        var content: [String: Any] = ["size": data.count, "mimeType": explicitType ?? response.effectiveContentType ?? "x-unknown"]
+        if !data.isEmpty {
+            if let text = String(data: data, encoding: .utf8) {
+                content["text"] = text
+            } else {
+                content["text"] = data.base64EncodedString()
+                content["encoding"] = "base64"
+            }
+        }
+        var headers = response.headers.map { ["name": $0.name, "value": $0.value] }
+        if response.contentType != nil, !response.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            headers.append(["name": "Content-Type", "value": response.contentType!])
+        }
+        let status = response.error == nil ? response.status : 0
+        return [
+            "status": status, "statusText": "", "httpVersion": "HTTP/1.1", "headers": headers,
+            "cookies": [] as [Any], "content": content, "redirectURL": response.redirectLocation ?? "",
+            "headersSize": -1, "bodySize": status == 0 ? -1 : data.count,
+        ]
+    }
+}

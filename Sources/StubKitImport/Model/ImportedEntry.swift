@@ -1,0 +1,66 @@
+import Foundation
+import StubKit
+
+/// One thing a reader found in a source file, ready for the bundle writer.
+public enum ImportedEntry: Sendable {
+    /// Recorded traffic (a HAR entry, a cassette interaction): written as a recording writes it, with
+    /// the same redaction and conditions; identical requests become one rule's `responses`.
+    case exchange(Exchange)
+    /// A stub someone wrote (a WireMock mapping, a Mocktail file), with its own conditions.
+    case stub(Stub)
+
+    public struct Exchange: Sendable {
+        public var source: String
+        public var request: StubRequest
+        public var status: Int
+        public var headers: [String: String]
+        /// Decoded (no transfer or content encoding left).
+        public var body: Data
+        /// When it was recorded, if the source says.
+        public var startedAt: Date?
+    }
+
+    public struct Stub: Sendable {
+        public var source: String
+        public var conditions: BundleWriter.RequestConditions
+        public var response: BundleWriter.Response
+    }
+
+    public var source: String {
+        switch self {
+        case .exchange(let exchange): return exchange.source
+        case .stub(let stub): return stub.source
+        }
+    }
+}
+
+/// Something in a source entry that the bundle cannot carry: what, and what was done instead.
+public struct ImportNote: Sendable, Hashable, CustomStringConvertible {
+    /// The file and the entry in it: `recording.har: log.entries[2]`.
+    public var source: String
+    public var message: String
+
+    public init(source: String, message: String) {
+        self.source = source
+        self.message = message
+    }
+
+    public var description: String { "\(source): \(message)" }
+}
+
+/// What a reader made of one source file.
+public struct ImportBatch: Sendable {
+    public var format: ImportFormat
+    public var file: String
+    public var entries: [ImportedEntry] = []
+    public var notes: [ImportNote] = []
+
+    public init(format: ImportFormat, file: String) {
+        self.format = format
+        self.file = file
+    }
+
+    mutating func note(_ source: String, _ message: String) {
+        notes.append(ImportNote(source: source, message: message))
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import StubKitImport
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write files from other tools as one bundle.",
+        discussion: """
+        The format is detected per file from its content unless --format says it. Whatever cannot be \
+        carried over is printed and written to IMPORT-NOTES.md in the bundle. Exit status: 0 everything \
+        carried over, 1 something reported, 2 unreadable input (nothing is written then).
+        """
+    )
+
+    @Argument(help: "Files, or folders read recursively (WireMock: the folder holding mappings/ and __files/).")
+    var inputs: [String]
+
+    @Option(name: .customLong("to"), help: "The bundle folder to write (replaced when it is a bundle), or with --template the folder that holds it.")
+    var destination: String
+
+    @Option(help: "The bundle's template name: the bundle is written to <to>/<template>.")
+    var template: String?
+
+    @Option(help: "The input format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detected).")
+    var format: ImportFormat?
+
+    @Option(help: "More header, query-item and JSON-field names to redact, comma-separated (as STUB_RECORD_REDACT).")
+    var redact: String?
+
+    @Option(help: "Default names not to redact, comma-separated (as STUB_RECORD_KEEP).")
+    var keep: String?
+
+    func run() throws {
+        func names(_ list: String?) -> [String] {
+            (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let importer = BundleImporter(format: format, redact: names(redact), keep: names(keep))
+        let (batches, errors) = importer.read(inputs.map { URL(fileURLWithPath: $0) })
+        guard errors.isEmpty else {
+            for error in errors { printError(error.description) }
+            printError("nothing written: \(errors.count) input(s) cannot be read")
+            throw ExitCode.badInput
+        }
+        var bundle = URL(fileURLWithPath: destination, isDirectory: true)
+        if let template {
+            guard !template.isEmpty, !template.contains("/"), !template.contains("\\"), template != "..", template != "." else {
+                printError("--template '\(template)' is not a folder name")
+                throw ExitCode.badInput
+            }
+            bundle.appendPathComponent(template, isDirectory: true)
+        }
+        let report: ImportReport
+        do {
+            report = try importer.write(batches, to: bundle)
+        } catch {
+            printError(error.description)
+            throw ExitCode.badInput
+        }
+        print(report.summary)
+        if report.exitCode != 0 { throw ExitCode.somethingReported }
+    }
+}

@@ -1,0 +1,27 @@
+// stubkit: bring stubs and traffic from other tools into StubKit bundles, and bundles out as HAR.
+// Subcommands are separate types, so `serve`, `scaffold` and `migrate` can join `import` and `export`.
+import ArgumentParser
+import Foundation
+import StubKitImport
+
+@main
+struct StubKitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stubkit",
+        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles.",
+        subcommands: [Import.self, Export.self, Migrate.self]
+    )
+}
+
+extension ImportFormat: ExpressibleByArgument {}
+
+extension ExitCode {
+    /// Something could not be carried over; the report lists it.
+    static let somethingReported = ExitCode(1)
+    /// Unreadable input or an unusable destination.
+    static let badInput = ExitCode(2)
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data("stubkit: \(text)\n".utf8))
+}
