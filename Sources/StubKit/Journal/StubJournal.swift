@@ -23,6 +23,8 @@ public final class StubJournal: Sendable {
         var nextID = 1
         var waiters: [Waiter] = []
         var limits: Limits
+        /// The live journal file (`STUB_JOURNAL_LIVE`), written under the lock so lines keep the order of ids.
+        var live: LiveJournalWriter?
 
         var entries: ArraySlice<JournalEntry> { storage[head...] }
     }
@@ -97,6 +99,7 @@ public final class StubJournal: Sendable {
             state.nextID += 1
             Self.cut(&entry, to: state.limits.maximumBodySize)
             state.storage.append(entry)
+            state.live?.append(.request(entry))
             state.bodyBytes += Self.bodyBytes(of: entry)
             Self.dropOldest(&state)
             var ready: [@Sendable () -> Void] = []
@@ -111,6 +114,19 @@ public final class StubJournal: Sendable {
             return ready
         }
         for notify in toNotify { notify() }
+    }
+
+    /// Adds an entry that keeps its own id: how a test runner mirrors the live journal of an app.
+    package func append(_ entry: JournalEntry) {
+        record { _ in entry }
+    }
+
+    /// Starts appending every entry to a live journal file, after a first line naming the active rules.
+    func startLiveJournal(_ writer: LiveJournalWriter, rules: [LiveJournalLine.Rule]) {
+        state.withLock { state in
+            writer.append(.rules(rules))
+            state.live = writer
+        }
     }
 
     private static func cut(_ entry: inout JournalEntry, to limit: Int) {
@@ -203,6 +219,20 @@ public final class StubJournal: Sendable {
         throw VerificationError(failure(expected: "no request matching \(predicate) within \(period) s", predicate: predicate))
     }
 
+    /// The blocking form of ``expectNoRequests(matching:within:)``, for test code that is not async.
+    public func expectNoRequestsBlocking(matching predicate: RequestPredicate, within period: TimeInterval) throws(VerificationError) {
+        if !entries(matching: predicate).isEmpty {
+            throw VerificationError(failure(expected: "no request matching \(predicate)", predicate: predicate))
+        }
+        do {
+            try waitForRequestsBlocking(matching: predicate, count: 1, timeout: period)
+        } catch {
+            return // Nothing arrived: what was wanted.
+        }
+        throw VerificationError(failure(expected: "no request matching \(predicate) within \(period) s", predicate: predicate))
+    }
+
+    /// What a failed wait says: what was expected, then the requests seen (the last ten).
     private func failure(expected: String, predicate: RequestPredicate) -> String {
         let all = entries
         var text = "expected \(expected); "
@@ -251,7 +281,7 @@ private final class OneShot: @unchecked Sendable {
 /// A failed wait or verification, with what was seen instead.
 public struct VerificationError: Error, Sendable, CustomStringConvertible, LocalizedError {
     public let description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
     public var errorDescription: String? { description }
 }
 
