@@ -116,8 +116,15 @@ public final class LiveJournal: Sendable {
     ///
     /// - Throws: ``VerificationError`` after `timeout` seconds, listing the requests the app did send.
     public func waitForRequest(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) async throws(VerificationError) {
+        try await waitForRequest(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
+    }
+
+    /// The wait, calling `whenArmed` once registered: tests send the request from it, so only the file
+    /// event can wake the wait.
+    package func waitForRequest(matching predicate: RequestPredicate, count: Int, timeout: TimeInterval,
+                                whenArmed: (@Sendable () -> Void)?) async throws(VerificationError) {
         refresh()
-        try await mirror.waitForRequests(matching: predicate, count: count, timeout: timeout)
+        try await mirror.waitForRequests(matching: predicate, count: count, timeout: timeout, whenArmed: whenArmed)
     }
 
     /// The blocking form of ``waitForRequest(matching:count:timeout:)``, for XCTest UI tests.
@@ -129,8 +136,13 @@ public final class LiveJournal: Sendable {
     /// Checks that the app sends no request matching `predicate` within `period` seconds (nor has sent
     /// one); fails as soon as it does, naming the request.
     public func expectNoRequest(matching predicate: RequestPredicate, within period: TimeInterval) async throws(VerificationError) {
+        try await expectNoRequest(matching: predicate, within: period, whenArmed: nil)
+    }
+
+    package func expectNoRequest(matching predicate: RequestPredicate, within period: TimeInterval,
+                                 whenArmed: (@Sendable () -> Void)?) async throws(VerificationError) {
         refresh()
-        try await mirror.expectNoRequests(matching: predicate, within: period)
+        try await mirror.expectNoRequests(matching: predicate, within: period, whenArmed: whenArmed)
     }
 
     /// The blocking form of ``expectNoRequest(matching:within:)``.

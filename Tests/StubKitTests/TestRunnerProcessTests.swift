@@ -85,9 +85,9 @@ struct TestRunnerProcessTests {
         let timeout: TimeInterval = 120
         let clock = ContinuousClock()
         let started = clock.now
-        async let waited: Void = app.journal.waitForRequest(matching: restaurants, timeout: timeout)
-        try app.send("GET \(api)/restaurants")
-        try await waited
+        // The request is sent once the wait is registered: only the app's write can wake it.
+        try await app.journal.waitForRequest(matching: restaurants, count: 1, timeout: timeout,
+                                             whenArmed: { try? app.send("GET \(api)/restaurants") })
         let elapsed = clock.now - started
         // A fixed sleep would take the whole time-out; the wait is woken by the app's journal write.
         #expect(elapsed < .seconds(timeout / 4), "took \(elapsed)")
@@ -104,7 +104,7 @@ struct TestRunnerProcessTests {
         #expect(order.status == 201)
     }
 
-    @Test("the blocking wait, for XCTest UI tests, is woken the same way")
+    @Test("the blocking wait, for XCTest UI tests, returns with the request and the app's output")
     func blockingWait() throws {
         let app = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]), arguments: ["--interactive"])
         defer { app.terminate() }
@@ -121,10 +121,9 @@ struct TestRunnerProcessTests {
         defer { app.terminate() }
         let clock = ContinuousClock()
         let started = clock.now
-        async let check: Void = app.journal.expectNoRequest(matching: RequestPredicate("DELETE", path: "/basket"), within: 120)
-        try app.send("DELETE \(api)/basket")
         do {
-            try await check
+            try await app.journal.expectNoRequest(matching: RequestPredicate("DELETE", path: "/basket"), within: 120,
+                                                  whenArmed: { try? app.send("DELETE \(api)/basket") })
             Issue.record("expectNoRequest passed although the app sent DELETE /basket")
         } catch {
             #expect(String(describing: error).contains("expected no request matching DELETE /basket"), "\(String(describing: error))")

@@ -168,6 +168,13 @@ public final class StubJournal: Sendable {
     ///
     /// - Throws: ``VerificationError`` after `timeout` seconds, listing what was seen instead.
     public func waitForRequests(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) async throws(VerificationError) {
+        try await waitForRequests(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
+    }
+
+    /// ``waitForRequests(matching:count:timeout:)`` that calls `whenArmed` once the wait is registered,
+    /// so a test can prove that a later request wakes it (rather than being found by the first check).
+    package func waitForRequests(matching predicate: RequestPredicate, count: Int, timeout: TimeInterval,
+                                 whenArmed: (@Sendable () -> Void)?) async throws(VerificationError) {
         let id = UUID()
         let gate = OneShot()
         let satisfied: Bool = state.withLock { state in
@@ -175,6 +182,7 @@ public final class StubJournal: Sendable {
             state.waiters.append(Waiter(id: id, predicate: predicate, count: count, notify: { gate.fire(true) }))
             return false
         }
+        whenArmed?()
         if satisfied { return }
         let timer = DispatchWorkItem { gate.fire(false) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
@@ -207,12 +215,18 @@ public final class StubJournal: Sendable {
     /// Checks that no request matching `predicate` arrives within `period` seconds (nor has arrived).
     /// Fails as soon as one does.
     public func expectNoRequests(matching predicate: RequestPredicate, within period: TimeInterval) async throws(VerificationError) {
+        try await expectNoRequests(matching: predicate, within: period, whenArmed: nil)
+    }
+
+    /// ``expectNoRequests(matching:within:)`` that calls `whenArmed` once the check is registered.
+    package func expectNoRequests(matching predicate: RequestPredicate, within period: TimeInterval,
+                                  whenArmed: (@Sendable () -> Void)?) async throws(VerificationError) {
         let before = entries(matching: predicate).count
         if before > 0 {
             throw VerificationError(failure(expected: "no request matching \(predicate)", predicate: predicate))
         }
         do {
-            try await waitForRequests(matching: predicate, count: 1, timeout: period)
+            try await waitForRequests(matching: predicate, count: 1, timeout: period, whenArmed: whenArmed)
         } catch {
             return // Nothing arrived: what was wanted.
         }
