@@ -35,7 +35,7 @@ let package = Package(
             path: "Tools/stublint"
         ),
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
-        .executableTarget(name: "stubbench", dependencies: ["StubKit"], path: "Tools/stubbench"),
+        .executableTarget(name: "stubbench", dependencies: ["StubKit", "StubKitTesting"], path: "Tools/stubbench"),
 
         // MARK: Tests
         // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.

@@ -104,6 +104,20 @@ struct TestRunnerProcessTests {
         #expect(order.status == 201)
     }
 
+    @Test("the README's Linux example runs as written")
+    func readmeExample() async throws {
+        // Keep in step with README.md, "From the test runner".
+        let app = try AppUnderTest.launch(ChildProcess.executable("stubdemo"),
+                                          with: AppLaunchConfiguration(templates: ["restaurants_base"], killSwitch: true),
+                                          arguments: ["--interactive"])
+        defer { app.terminate() }                      // SIGTERM, as XCUITest stops an app
+        try app.send("GET https://api.takeaway.example/restaurants")
+        try await app.journal.waitForRequest(matching: RequestPredicate("GET", path: "/restaurants"), timeout: 10)
+        try app.send(#"POST https://api.takeaway.example/orders --data '{"items": [11]}' --header 'X-Trace: a b'"#)
+        try await app.journal.waitForRequest(matching: RequestPredicate("POST", path: "/orders"), timeout: 10)
+        try await app.journal.expectNoRequest(matching: RequestPredicate("DELETE", path: "/basket"), within: 0.5)
+    }
+
     @Test("the blocking wait, for XCTest UI tests, returns with the request and the app's output")
     func blockingWait() throws {
         let app = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]), arguments: ["--interactive"])
