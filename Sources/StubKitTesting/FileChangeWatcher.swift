@@ -20,7 +20,7 @@ final class FileChangeWatcher: @unchecked Sendable {
         let descriptor = open(path, O_EVTONLY)
         guard descriptor >= 0 else { throw Self.error("cannot watch \(path)") }
         let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor, eventMask: [.write, .extend], queue: queue)
-        source.setEventHandler(handler: onChange)
+        source.setEventHandler { onChange() }
         source.setCancelHandler { close(descriptor) }
         #elseif canImport(Glibc)
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))

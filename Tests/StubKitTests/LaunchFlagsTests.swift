@@ -43,6 +43,18 @@ struct LaunchFlagsTests {
         #expect(parsed.problems.isEmpty)
     }
 
+    @Test("record settings set by the runner are the ones the app reads")
+    func recordSettings() {
+        var recording = RecordSettings.recording("checkout", into: "/tmp/bundles", mode: .all)
+        recording.redact = ["x-api-key", "password"]
+        recording.keep = ["authorization"]
+        recording.prettyJSON = true
+        let config = AppLaunchConfiguration(recording: recording)
+        let parsed = LaunchConfiguration(arguments: ["/app"] + config.launchArguments, environment: [:])
+        #expect(parsed.recording == recording)
+        #expect(parsed.problems.isEmpty)
+    }
+
     @Test("awkward values survive the encoding, typed; a whole Double reads back through double(_:)")
     func roundTrip() throws {
         let decoded = try LaunchFlags(decoding: Self.awkward.encoded, source: "test")

@@ -161,6 +161,9 @@ public struct LaunchConfiguration: Sendable, Hashable {
             arguments += ["\(RecordSettings.templateKey)=\(recording.template)", "\(RecordSettings.modeKey)=\(recording.mode.rawValue)"]
             if let path = recording.path { arguments.append("\(RecordSettings.pathKey)=\(path)") }
             if !recording.ignored.isEmpty { arguments.append("\(RecordSettings.ignoreKey)=\(recording.ignored.map(\.description).joined(separator: ","))") }
+            if !recording.redact.isEmpty { arguments.append("\(RecordSettings.redactKey)=\(recording.redact.joined(separator: ","))") }
+            if !recording.keep.isEmpty { arguments.append("\(RecordSettings.keepKey)=\(recording.keep.joined(separator: ","))") }
+            if recording.prettyJSON { arguments.append("\(RecordSettings.prettyKey)=YES") }
         }
         if let liveJournalPath { arguments.append("\(Self.liveJournalVariable)=\(liveJournalPath)") }
         return arguments
