@@ -32,6 +32,11 @@ struct TestRunnerProcessTests {
         #expect(try flags(launch["featureFlags"]) == config.featureFlags)
         #expect(try flags(launch["automationFlags"]) == config.automationFlags)
         #expect(launch["simulateUserAlreadyLoggedIn"] as? Bool == true)
+
+        // Apple's `-NAME value` form, as XCUITest users write launch arguments by hand.
+        let dashed = try ChildProcess.run("stubdemo", arguments: ["-STUB_AUTOMATION_FLAGS", config.automationFlags.encoded, "-STUB_SEED", "5", "--print-launch"])
+        #expect(dashed.status == 0, "\(dashed.stderr)")
+        #expect(try flags(try launchLine(dashed)["automationFlags"]) == config.automationFlags)
     }
 
     @Test("a malformed flags argument stops the app with an error naming it")
@@ -127,6 +132,10 @@ struct TestRunnerProcessTests {
         try app.journal.waitForRequestBlocking(matching: RequestPredicate("GET", path: "/restaurants/*/menu"), timeout: 120)
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(app.nextOutputLine(timeout: 120).map { $0.contains("\"status\":200") } == true)
+        // A bad line is answered with a usage line; the app keeps running.
+        try app.send("GET")
+        #expect(app.nextOutputLine(timeout: 120)?.contains(#""usage":"expected METHOD URL, got 'GET'""#) == true)
+        #expect(app.isRunning)
     }
 
     @Test("expectNoRequest fails as soon as the app sends it, listing what the app requested")

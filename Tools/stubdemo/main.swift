@@ -47,8 +47,17 @@ var printLaunch = false
 var requestWords: [String] = []
 var arguments = Array(CommandLine.arguments.dropFirst())[...]
 while let argument = arguments.popFirst() {
-    // Launch settings were read by StubActivation and LaunchBridge, as an app's would be.
-    if argument.drop(while: { $0 == "-" }).hasPrefix("STUB_") { continue }
+    // Launch settings were read by StubActivation and LaunchBridge, as an app's would be; in Apple's
+    // `-NAME value` form, the value goes with them (a switch's value only when it is a boolean word).
+    let setting = argument.drop(while: { $0 == "-" })
+    if setting.hasPrefix("STUB_") {
+        if argument.hasPrefix("-"), !setting.contains("="), let next = arguments.first {
+            let isSwitch = setting.hasPrefix(LaunchConfiguration.templatePrefix) || setting == LaunchConfiguration.killSwitchFlag
+            let booleanWords: Set<String> = ["yes", "no", "true", "false", "1", "0"]
+            if !isSwitch || booleanWords.contains(next.lowercased()) { arguments.removeFirst() }
+        }
+        continue
+    }
     switch argument {
     case "--session":
         guard let value = arguments.popFirst(), let kind = SessionKind(rawValue: value) else { usage("--session takes shared or custom") }
