@@ -10,6 +10,7 @@ let fuzzTargets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> CInt] = [
     "rules": fuzzRulesDecoder,
     "regex": fuzzRegex,
     "pathpattern": fuzzPathPattern,
+    "template": fuzzTemplate,
 ]
 
 let selectedFuzzTarget: @Sendable (UnsafePointer<UInt8>, Int) -> CInt = {

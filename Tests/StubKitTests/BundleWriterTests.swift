@@ -74,6 +74,32 @@ struct BundleWriterTests {
         #expect(recorder.summary.redacted == 1)
     }
 
+    @Test("a kill at any step of an append leaves a bundle that lints clean, and reopening it goes on cleanly", arguments: BundleWriter.WriteStep.allCases)
+    func killedAtEveryStep(_ step: BundleWriter.WriteStep) throws {
+        let folder = try TemporaryFolder()
+        let live = folder.url.appendingPathComponent("b"), snapshot = folder.url.appendingPathComponent("killed")
+        let armed = Locked(false)
+        let writer = try BundleWriter(folder: live, stepObserver: { reached in
+            // What a kill right now would leave on disk.
+            guard reached == step, armed.withLock({ $0 }) else { return }
+            try? FileManager.default.copyItem(at: live, to: snapshot)
+        })
+        try writer.append(Conditions(method: "GET", host: nil, path: "/first"), text("first"))
+        armed.withLock { $0 = true }
+        try writer.append(Conditions(method: "GET", host: nil, path: "/second"), text("second"))
+        let killed = BundleLoader(options: .lint).load(folder: snapshot)
+        #expect(killed.diagnostics.isEmpty, "\(killed.diagnostics.map(\.description))")
+        #expect(killed.bundle.rules.first?.displayName == "GET /first")
+
+        let reopened = try BundleWriter(folder: snapshot)
+        try reopened.append(Conditions(method: "GET", host: nil, path: "/third"), text("third"))
+        let after = BundleLoader(options: .lint).load(folder: snapshot)
+        #expect(after.diagnostics.isEmpty, "\(after.diagnostics.map(\.description))")
+        #expect(after.bundle.rules.last?.displayName == "GET /third")
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: snapshot.path).filter { $0.hasPrefix(".") }
+        #expect(hidden.isEmpty, "leftovers of the killed append: \(hidden)")
+    }
+
     @Test("eight threads appending at once lose nothing and interleave no files")
     func concurrentAppends() throws {
         let folder = try TemporaryFolder()

@@ -90,6 +90,24 @@ struct RecordingProcessTests {
         #endif
     }
 
+    @Test("on Linux a download task is refused while recording with an error that says why, counted as failed in the summary",
+          arguments: ["download", "async-download"])
+    func downloadTaskWhileRecording(_ kind: String) throws {
+        let backend = try RecordingServer()
+        defer { backend.stop() }
+        let folder = try TemporaryFolder()
+        let out = try ChildProcess.run("stubdemo", arguments: ["--session", "custom", "--task", kind, "GET", "\(backend.baseURL.absoluteString)/hello.txt"],
+                                       environment: ["STUB_RECORD": "down", "STUB_BUNDLES_PATH": folder.url.path])
+        #if canImport(FoundationNetworking)
+        let error = out.jsonLines.first?["error"] as? [String: Any]
+        #expect((error?["description"] as? String)?.contains("cannot record download tasks on Linux") == true, "\(out.stdout)")
+        #expect(out.stderr.contains("failed 1"), "\(out.stderr)")
+        #expect(backend.server.connectionCount == 0)
+        #else
+        #expect(out.jsonLines.first?["status"] as? Int == 200)
+        #endif
+    }
+
     @Test("a recording folder that cannot be written stops activation with an error naming the path")
     func unwritableFolder() throws {
         let folder = try TemporaryFolder()

@@ -194,6 +194,46 @@ struct RecordingTests {
         #expect(engine.journal.entries.allSatisfy { !$0.recorded })
     }
 
+    @Test("a capture that cannot be written (disk full) still gives the app the whole real body; the journal and summary say recording failed",
+          .enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full"), "needs /dev/full, a device whose writes fail with ENOSPC"))
+    func failedCapture() async throws {
+        // Writes to /dev/full fail as on a full disk; the capture neither creates nor removes it.
+        let recorder = try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url),
+                                    makeCapture: { ResponseCapture(writingTo: URL(fileURLWithPath: "/dev/full"), removesFile: false) })
+        let engine = StubEngine(recorder: recorder)
+        let results = await perform([Call(path: "/large"), Call(path: "/hello.txt")], engine: engine)
+        #expect(results[0].error == nil)
+        #expect(results[0].data == RecordingServer.large, "got \(results[0].data?.count ?? -1) bytes")
+        #expect(results[1].text == "hello, world\nsecond line\n")
+        #expect(recorder.summary.failed == 2 && recorder.summary.recorded == 0)
+        let entries = engine.journal.entries
+        #expect(entries.allSatisfy { !$0.recorded && $0.recordingFailure != nil }, "\(entries.map(\.summary))")
+        #expect(entries.first?.summary.contains("not recorded") == true, "\(entries.first?.summary ?? "")")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: bundleFolder.path)) ?? []
+        #expect(!files.contains { $0.hasPrefix("GET_") }, "\(files)")
+    }
+
+    @Test("STUB_RECORD_HOSTS: only listed hosts are recorded; others go to the network, or to a bundle that answers them, even in mode 'all'")
+    func hostAllowList() async throws {
+        let listed = try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, hosts: ["*.example.com", "127.0.0.1"]))
+        #expect(listed.records(StubRequest(url: URL(string: "https://api.example.com/x")!)))
+        #expect(listed.records(StubRequest(url: URL(string: "https://EXAMPLE.com/x")!)))
+        #expect(!listed.records(StubRequest(url: URL(string: "https://badexample.com/x")!)))
+
+        let engine = StubEngine(recorder: try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, mode: .all,
+                                                                                         hosts: ["api.example.com"])))
+        let other = try folder.bundle("other", ["stubsRules.json": #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#])
+        try engine.activate(folder: other)
+        let results = await perform([Call(path: "/restaurants"), Call(path: "/hello.txt")], engine: engine)
+        #expect(results.map(\.status) == [200, 200])
+        #expect(results[1].text == "from a bundle", "an unlisted host is not forced to the network by mode 'all'")
+        #expect(backend.server.connectionCount == 1, "the unlisted request still reached the network")
+        #expect(engine.recorder?.summary.recorded == 0)
+        #expect(engine.journal.entries.allSatisfy { !$0.recorded })
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: bundleFolder.path)) ?? []
+        #expect(!files.contains { $0.hasPrefix("GET_") }, "\(files)")
+    }
+
     @Test("the journal marks recorded entries in the HAR and the HTML report")
     func journalShowsRecorded() async throws {
         let engine = StubEngine(recorder: try recorder())

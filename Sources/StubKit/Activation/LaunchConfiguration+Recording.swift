@@ -3,7 +3,7 @@ import Foundation
 /// Record mode as launch arguments and environment variables ask for it, before the folder is known.
 ///
 /// `STUB_RECORD=<template>` turns it on; `STUB_RECORD_PATH`, `STUB_RECORD_MODE`, `STUB_RECORD_IGNORE`,
-/// `STUB_RECORD_REDACT`, `STUB_RECORD_KEEP` and `STUB_RECORD_PRETTY` refine it. Each is read from the
+/// `STUB_RECORD_REDACT`, `STUB_RECORD_KEEP`, `STUB_RECORD_PRETTY` and `STUB_RECORD_HOSTS` refine it. Each is read from the
 /// environment, then from launch arguments as `NAME=value` or Apple's `-NAME value` (arguments win).
 public struct RecordSettings: Sendable, Hashable {
     public static let templateKey = "STUB_RECORD"
@@ -13,7 +13,8 @@ public struct RecordSettings: Sendable, Hashable {
     public static let redactKey = "STUB_RECORD_REDACT"
     public static let keepKey = "STUB_RECORD_KEEP"
     public static let prettyKey = "STUB_RECORD_PRETTY"
-    static let keys = [templateKey, pathKey, modeKey, ignoreKey, redactKey, keepKey, prettyKey]
+    public static let hostsKey = "STUB_RECORD_HOSTS"
+    static let keys = [templateKey, pathKey, modeKey, ignoreKey, redactKey, keepKey, prettyKey, hostsKey]
 
     public var template: String
     /// `STUB_RECORD_PATH`; `nil` means the first folder of `STUB_BUNDLES_PATH`.
@@ -23,6 +24,9 @@ public struct RecordSettings: Sendable, Hashable {
     public var redact: [String] = []
     public var keep: [String] = []
     public var prettyJSON = false
+    /// `STUB_RECORD_HOSTS`: record only requests to these hosts (`api.example.com`, `*.example.com`);
+    /// empty means every host.
+    public var hosts: [String] = []
 
     /// The settings in `arguments` and `environment`, or `nil` without `STUB_RECORD`; problems name
     /// the argument or variable that could not be read.
@@ -62,8 +66,22 @@ public struct RecordSettings: Sendable, Hashable {
         }
         settings.redact = values[redactKey].map { list($0.value) } ?? []
         settings.keep = values[keepKey].map { list($0.value) } ?? []
+        settings.hosts = values[hostsKey].map { list($0.value) } ?? []
         if let pretty = values[prettyKey] { settings.prettyJSON = LaunchConfiguration.booleanWord(pretty.value) ?? true }
         return (settings, problems)
+    }
+
+    /// Launch arguments that ask for these settings, every one of them (what
+    /// ``LaunchConfiguration/launchArguments`` passes on to a child app); defaults are left out.
+    public var launchArguments: [String] {
+        var arguments = ["\(Self.templateKey)=\(template)", "\(Self.modeKey)=\(mode.rawValue)"]
+        if let path { arguments.append("\(Self.pathKey)=\(path)") }
+        if !ignored.isEmpty { arguments.append("\(Self.ignoreKey)=\(ignored.map(\.description).joined(separator: ","))") }
+        if !redact.isEmpty { arguments.append("\(Self.redactKey)=\(redact.joined(separator: ","))") }
+        if !keep.isEmpty { arguments.append("\(Self.keepKey)=\(keep.joined(separator: ","))") }
+        if prettyJSON { arguments.append("\(Self.prettyKey)=1") }
+        if !hosts.isEmpty { arguments.append("\(Self.hostsKey)=\(hosts.joined(separator: ","))") }
+        return arguments
     }
 
     private static func list(_ text: String) -> [String] {
@@ -72,6 +90,7 @@ public struct RecordSettings: Sendable, Hashable {
 
     /// The full configuration, recording into `folder`.
     public func configuration(folder: URL) -> RecordConfiguration {
-        RecordConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep, prettyJSON: prettyJSON)
+        RecordConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep,
+                            prettyJSON: prettyJSON, hosts: hosts)
     }
 }

@@ -157,14 +157,7 @@ public struct LaunchConfiguration: Sendable, Hashable {
         var arguments = templates.map { Self.templatePrefix + $0 } + (killSwitch ? [Self.killSwitchFlag] : [])
         if let now { arguments.append("\(Self.nowPrefix)=\(ISO8601DateFormatter().string(from: now))") }
         if let seed { arguments.append("\(Self.seedPrefix)=\(seed)") }
-        if let recording {
-            arguments += ["\(RecordSettings.templateKey)=\(recording.template)", "\(RecordSettings.modeKey)=\(recording.mode.rawValue)"]
-            if let path = recording.path { arguments.append("\(RecordSettings.pathKey)=\(path)") }
-            if !recording.ignored.isEmpty { arguments.append("\(RecordSettings.ignoreKey)=\(recording.ignored.map(\.description).joined(separator: ","))") }
-            if !recording.redact.isEmpty { arguments.append("\(RecordSettings.redactKey)=\(recording.redact.joined(separator: ","))") }
-            if !recording.keep.isEmpty { arguments.append("\(RecordSettings.keepKey)=\(recording.keep.joined(separator: ","))") }
-            if recording.prettyJSON { arguments.append("\(RecordSettings.prettyKey)=YES") }
-        }
+        if let recording { arguments += recording.launchArguments }
         if let liveJournalPath { arguments.append("\(Self.liveJournalVariable)=\(liveJournalPath)") }
         return arguments
     }

@@ -175,12 +175,15 @@ public struct BundleLoader: Sendable {
     private func unusedFiles(in folder: URL, used: Set<String>, rulesFiles: [String]) -> [Diagnostic] {
         guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles]) else { return [] }
         var unused: [String] = []
+        // A recording killed between writing a response file and the rules that use it (the next
+        // recording removes it).
+        let pending = Set(BundleWriter.pendingResponseFiles(in: folder).map { folder.appendingPathComponent($0).standardizedFileURL.path })
         for case let url as URL in enumerator {
             let standardized = url.standardizedFileURL
             if (try? standardized.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { continue }
             if standardized.deletingLastPathComponent().path == folder.path && rulesFiles.contains(standardized.lastPathComponent) { continue }
             if Self.isDocumentation(fileName: standardized.lastPathComponent) { continue }
-            if !used.contains(standardized.path) { unused.append(display(standardized)) }
+            if !used.contains(standardized.path) && !pending.contains(standardized.path) { unused.append(display(standardized)) }
         }
         return unused.sorted().map {
             Diagnostic(.unusedFile, file: $0, message: "no rule uses this file", fix: "delete it, or name it in a rule's 'response'")

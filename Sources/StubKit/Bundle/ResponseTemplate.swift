@@ -100,6 +100,15 @@ public struct ResponseTemplate: Sendable, Hashable {
                 }
                 let inside = String(decoding: bytes[(i + 2)..<close], as: UTF8.self)
                 var after = close + 2
+                // A name never holds a quote, a line break or another `{{`: such a span is a placeholder
+                // whose `}}` is missing, and taking it whole would swallow the JSON between (and break it).
+                if let stray = inside.unicodeScalars.first(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) ?? (inside.contains("{{") ? "{" : nil) {
+                    let shown = stray == "{" ? "'{{'" : stray == "\"" ? "a quote" : "a line break"
+                    problems.append(Problem(message: "a placeholder holds \(shown): '{{\(inside.prefix(40))…' is missing its '}}'",
+                                            fix: "close each placeholder on its own, as in {{path.id}}"))
+                    i = close + 2
+                    continue
+                }
                 do {
                     let (field, filter) = try Self.placeholder(inside, pathParameters: pathParameters)
                     // A filter asks for a JSON value; without one a value goes in as text, as it always

@@ -540,7 +540,8 @@ struct RulesDecoder {
             return nil
         }
         var result: [String: ValueMatcher] = [:]
-        var seen: SeenKeys = []
+        result.reserveCapacity(entries.count)
+        var seen = SeenKeys(capacity: entries.count)
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
             let path = "\(keyPath()).\(entry.key)"

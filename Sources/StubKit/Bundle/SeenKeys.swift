@@ -8,6 +8,12 @@ struct SeenKeys: ExpressibleByArrayLiteral {
     private var few: [String] = []
     private var many: Set<String>? = nil
 
+    /// Room for `capacity` keys: a dictionary known to be large starts with a hash set of that size, so
+    /// it never grows (and rehashes) on the way.
+    init(capacity: Int) {
+        if capacity > Self.scanLimit { many = Set(minimumCapacity: capacity) }
+    }
+
     init(arrayLiteral elements: String...) {
         for element in elements { _ = insert(element) }
     }

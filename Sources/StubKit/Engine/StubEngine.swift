@@ -152,7 +152,7 @@ public final class StubEngine: Sendable {
     /// (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
         // Recording everything: the network answers, whatever the bundles say.
-        if recorder?.recordsEverything == true { return .passThrough }
+        if let recorder, recorder.recordsEverything, recorder.records(request) { return .passThrough }
         let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
         var states: [String: String] = [:]
         if index.hasStatefulRules {
@@ -169,7 +169,8 @@ public final class StubEngine: Sendable {
                                      delay: response.delay, hit: 0))
         }
         // A recorder sends what no rule answers to the network, so it can be recorded.
-        guard killSwitch, recorder == nil else { return .passThrough }
+        // Hosts it does not record follow the kill switch as without a recorder.
+        guard killSwitch, !(recorder?.records(request) ?? false) else { return .passThrough }
         return .refuse(UnmatchedRequestReport(request: request, bundles: activeTemplates,
                                               nearMisses: NearMiss.closest(to: request, in: index, states: states)))
     }

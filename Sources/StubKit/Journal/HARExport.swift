@@ -76,6 +76,7 @@ extension StubJournal {
         var stubkit: [String: Any] = ["answered": entry.rule != nil]
         if entry.passedThrough { stubkit["passedThrough"] = true }
         if let file = entry.recordedAs { stubkit["recorded"] = file }
+        if let failure = entry.recordingFailure { stubkit["recordingFailed"] = failure }
         if entry.requestBodyTruncated || entry.responseBodyTruncated {
             stubkit["truncated"] = (entry.requestBodyTruncated ? ["request"] : []) + (entry.responseBodyTruncated ? ["response"] : [])
         }

@@ -31,6 +31,9 @@ public struct JournalEntry: Sendable {
     public var recordedAs: String?
     /// Whether the exchange was recorded into a bundle.
     public var recorded: Bool { recordedAs != nil }
+    /// Why a pass-through the recorder meant to record was not written (the response body could not
+    /// be stored, the bundle could not be written); the app still got the real response.
+    public var recordingFailure: String?
     /// The error the request failed with: a simulated one, the kill switch, a used-up sequence.
     public var error: ErrorInfo?
     /// On a miss: the closest rules and what did not match.
@@ -76,7 +79,13 @@ public struct JournalEntry: Sendable {
     public var summary: String {
         var text = "\(request.method) \(request.url.absoluteString) → "
         if let status { text += String(status) } else if let error { text += "error \(error.code)" } else { text += "no response" }
-        if let bundle, let rule { text += " (\(bundle): \(rule.name))" } else { text += recorded ? " (recorded)" : passedThrough ? " (passed through)" : " (no rule)" }
+        if let bundle, let rule {
+            text += " (\(bundle): \(rule.name))"
+        } else if let recordingFailure {
+            text += " (passed through, not recorded: \(recordingFailure))"
+        } else {
+            text += recorded ? " (recorded)" : passedThrough ? " (passed through)" : " (no rule)"
+        }
         return text
     }
 }

@@ -33,6 +33,7 @@ public struct JournalReport: Sendable {
             var notes: [String] = []
             if entry.passedThrough { notes.append("passed through to the network") }
             if let file = entry.recordedAs { notes.append("recorded as \(file)") }
+            if let failure = entry.recordingFailure { notes.append("not recorded: \(failure)") }
             if entry.requestBodyTruncated { notes.append("request body truncated: \(entry.request.body?.count ?? 0) of \(entry.requestBodySize) bytes kept") }
             if entry.responseBodyTruncated { notes.append("response body truncated: \(entry.responseBody?.count ?? 0) of \(entry.responseBodySize) bytes kept") }
             let note = notes.isEmpty ? "" : "<br><small class=\"truncated\">\(Self.escape(notes.joined(separator: "; ")))</small>"

@@ -32,6 +32,29 @@ public final class BundleWriter: Sendable {
         public var path: String
         public var query: [String: QueryValue]
         public var body: Body?
+        /// Indexes of path segments (counting non-empty ones from 0) that match any value: a redacted
+        /// secret, written as ``Redactor/placeholder`` in `path` and as `*` in the rule.
+        public var anySegments: Set<Int> = []
+        /// Lower-cased `http` or `https`, written as the rule's `scheme` when known.
+        public var scheme: String?
+        /// The port when the URL names one other than the scheme's default.
+        public var port: Int?
+        /// A regular expression the whole raw query must match, in order, when a name repeats (a query
+        /// condition sees only a name's first value); see ``regexEscaped(_:)``.
+        public var exactQuery: String?
+        /// The query as recorded, in order, as ``exactQuery`` would pin it: used only when the rule needs
+        /// a `urlRegex` anyway, and not part of what makes two requests identical.
+        public var recordedQuery: String?
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
+                && a.anySegments == b.anySegments && a.scheme == b.scheme && a.port == b.port && a.exactQuery == b.exactQuery
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(method); hasher.combine(host); hasher.combine(path); hasher.combine(query); hasher.combine(body)
+            hasher.combine(anySegments); hasher.combine(scheme); hasher.combine(port); hasher.combine(exactQuery)
+        }
 
         public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
             self.method = method.uppercased()
@@ -74,7 +97,21 @@ public final class BundleWriter: Sendable {
 
     public let folder: URL
     public var rulesFile: URL { folder.appendingPathComponent("stubsRules.json") }
+    /// A hidden file naming the response file an append is writing, from just before that file
+    /// appears until the rules use it (see ``pendingFileName``).
+    private var pendingFile: URL { folder.appendingPathComponent(Self.pendingFileName) }
+    /// The name of the file that lists response files not yet in the rules: the loader does not call
+    /// them unused, and the next writer opening the folder deletes those the rules never took up.
+    public static let pendingFileName = ".stubkit-pending"
     private let state: Locked<State>
+    /// Told each step of an append as it completes, under the lock: a test copies the folder there to
+    /// see what a kill at that moment would leave.
+    let stepObserver: (@Sendable (WriteStep) -> Void)?
+
+    /// The steps of one append, in order.
+    enum WriteStep: String, Sendable, CaseIterable {
+        case responseStaged, responseVisible, rulesStaged, rulesVisible, finished
+    }
 
     private struct Stored {
         var status: Int
@@ -99,7 +136,12 @@ public final class BundleWriter: Sendable {
     ///   - recordedAt: written as the bundle's `recordedAt` unless the bundle already has one.
     /// - Throws: ``RecordingError`` naming the folder when it cannot be created or written, or its
     ///   existing rules file is not a JSON rules file this writer can extend.
-    public init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
+    public convenience init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
+        try self.init(folder: folder, replacing: replacing, recordedAt: recordedAt, stepObserver: nil)
+    }
+
+    init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil, stepObserver: (@Sendable (WriteStep) -> Void)?) throws(RecordingError) {
+        self.stepObserver = stepObserver
         self.folder = folder.standardizedFileURL
         let fm = FileManager.default
         var state = State()
@@ -119,6 +161,7 @@ public final class BundleWriter: Sendable {
         } catch {
             throw RecordingError(path: folder.path, reason: "cannot write the recording folder: \(error.localizedDescription)")
         }
+        Self.removeUnfinishedAppend(in: self.folder)
         for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] {
             // Leftovers of a run killed between staging and renaming.
             if name.hasPrefix(".partial-") || name.hasPrefix(".stubsRules.json.tmp") {
@@ -151,6 +194,23 @@ public final class BundleWriter: Sendable {
             state.topLevel["recordedAt"] = formatter.string(from: recordedAt)
         }
         self.state = Locked(state)
+    }
+
+    /// Response files a killed append left visible but not yet in the rules (see ``pendingFileName``).
+    static func pendingResponseFiles(in folder: URL) -> [String] {
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(pendingFileName).path) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+            .filter { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") }
+    }
+
+    /// Deletes the response file an append killed before its rules were written left behind.
+    private static func removeUnfinishedAppend(in folder: URL) {
+        let fm = FileManager.default
+        let rules = fm.contents(atPath: folder.appendingPathComponent("stubsRules.json").path).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        for name in pendingResponseFiles(in: folder) where !rules.contains(JSONText.quoted(name)) {
+            try? fm.removeItem(at: folder.appendingPathComponent(name))
+        }
+        try? fm.removeItem(at: folder.appendingPathComponent(pendingFileName))
     }
 
     /// The number of rules the rules file holds (preserved and written).
@@ -196,9 +256,15 @@ public final class BundleWriter: Sendable {
                     case .file(let url):
                         do { try fm.moveItem(at: url, to: staged) } catch { try fm.copyItem(at: url, to: staged) }
                     }
+                    // Named before it becomes visible: until the rules use it, a kill would leave it
+                    // unused; the loader passes over it and the next writer removes it.
+                    try Data((name + "\n").utf8).write(to: pendingFile)
+                    stepObserver?(.responseStaged)
                     try fm.moveItem(at: staged, to: target)
+                    stepObserver?(.responseVisible)
                 } catch {
                     try? fm.removeItem(at: staged)
+                    try? fm.removeItem(at: pendingFile)
                     throw RecordingError(path: target.path, reason: "cannot write the response file: \(error.localizedDescription)")
                 }
                 state.takenNames.insert(name.lowercased())
@@ -217,9 +283,12 @@ public final class BundleWriter: Sendable {
                 try write(next)
             } catch {
                 if let file { try? fm.removeItem(at: folder.appendingPathComponent(file)) }
+                try? fm.removeItem(at: pendingFile)
                 throw RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
             }
             state = next
+            if file != nil { try? fm.removeItem(at: pendingFile) }
+            stepObserver?(.finished)
             return file
         }
     }
@@ -243,25 +312,34 @@ public final class BundleWriter: Sendable {
             if $0.group.request.specificity != $1.group.request.specificity { return $0.group.request.specificity > $1.group.request.specificity }
             return $0.offset < $1.offset
         }.map { (offset: $0.offset, element: $0.group) }
-        let rules = state.preservedRules.map(JSONText.from(any:)) + ordered.map { Self.rule($0.element.request, $0.element.responses) }
+        let pinned = Self.groupsNeedingURLRegex(state.groups.map(\.request))
+        let rules = state.preservedRules.map(JSONText.from(any:))
+            + ordered.map { Self.rule($0.element.request, $0.element.responses, urlRegex: pinned.contains($0.offset)) }
         top.append(("rules", .array(rules)))
         let data = Data((JSONText.object(top).rendered() + "\n").utf8)
         let temporary = folder.appendingPathComponent(".stubsRules.json.tmp-\(UUID().uuidString)")
         try data.write(to: temporary)
+        stepObserver?(.rulesStaged)
         // rename(2) replaces the old file in one step: a reader sees the old rules or the new ones.
         guard rename(temporary.path, rulesFile.path) == 0 else {
             try? FileManager.default.removeItem(at: temporary)
             throw RecordingError(path: rulesFile.path, reason: String(cString: strerror(errno)))
         }
+        stepObserver?(.rulesVisible)
     }
 
-    private static func rule(_ request: RequestConditions, _ responses: [Stored]) -> JSONText {
+    private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false) -> JSONText {
         var pairs: [(String, JSONText)] = [
             ("name", .string("\(request.method) \(request.path)")),
             ("method", .string(request.method)),
         ]
+        if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
         if let host = request.host { pairs.append(("host", .string(host))) }
-        pairs.append(("path", .string(literalPattern(request.path))))
+        if urlRegex {
+            pairs.append(("urlRegex", .string(Self.urlRegex(request))))
+        } else {
+            pairs.append(("path", .string(literalPattern(request.path, anySegments: request.anySegments))))
+        }
         if !request.query.isEmpty {
             pairs.append(("query", .object(request.query.keys.sorted().map { name in
                 switch request.query[name]! {
@@ -299,52 +377,4 @@ public final class BundleWriter: Sendable {
     private static func parsed(_ json: String) -> JSONText {
         (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)
     }
-
-    /// The path as a pattern of literal segments: `{`, `}` and `*` are percent-encoded, which a
-    /// pattern reads as a literal segment that matches them after decoding.
-    static func literalPattern(_ path: String) -> String {
-        var pattern = ""
-        for character in path {
-            switch character {
-            case "{": pattern += "%7B"
-            case "}": pattern += "%7D"
-            case "*": pattern += "%2A"
-            default: pattern.append(character)
-            }
-        }
-        return pattern.hasPrefix("/") ? pattern : "/" + pattern
-    }
-
-    /// `GET_restaurants_1_menu.json`, then `GET_restaurants_1_menu_2.json`, … for the next ones.
-    static func uniqueName(for request: RequestConditions, extension ext: String, taken: Set<String>) -> String {
-        let segments = request.path.split(separator: "/").map { segment -> String in
-            let decoded = PathPattern.percentDecoded(segment)
-            let mapped = String(decoded.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
-            return mapped.split(separator: "_").joined(separator: "_")
-        }.filter { !$0.isEmpty }
-        var base = ([request.method] + (segments.isEmpty ? ["root"] : segments)).joined(separator: "_")
-        if base.count > 80 { base = String(base.prefix(80)) }
-        let suffix = ext.isEmpty ? "" : "." + ext
-        var name = base + suffix
-        var counter = 2
-        while taken.contains(name.lowercased()) || RuleKeys.rulesFileNames.contains(name) {
-            name = "\(base)_\(counter)\(suffix)"
-            counter += 1
-        }
-        return name
-    }
-}
-
-/// A recording that cannot be written: the path and why.
-public struct RecordingError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    public let path: String
-    public let reason: String
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "StubKit recording: \(path): \(reason)" }
-    public var errorDescription: String? { description }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// `STUB_RECORD=<template>`, `STUB_RECORD_PATH=<folder>` (else the first folder of
 /// `STUB_BUNDLES_PATH`), `STUB_RECORD_MODE=missing|all|once`,
 /// `STUB_RECORD_IGNORE=body.email,query.ts,header.X-Request-ID`,
-/// `STUB_RECORD_REDACT=name,…` (more names to redact), `STUB_RECORD_KEEP=name,…` (default names not to redact).
+/// `STUB_RECORD_REDACT=name,…` (more names to redact), `STUB_RECORD_KEEP=name,…` (default names not to redact),
+/// `STUB_RECORD_PRETTY=1`, `STUB_RECORD_HOSTS=api.example.com,*.example.org` (record only these hosts).
 public struct RecordConfiguration: Sendable, Hashable {
     /// When a request goes to the network and is recorded.
     public enum Mode: String, Sendable, CaseIterable {
@@ -64,9 +65,13 @@ public struct RecordConfiguration: Sendable, Hashable {
     public var keep: [String]
     /// Write JSON response bodies pretty-printed with sorted keys instead of byte-exact.
     public var prettyJSON: Bool
+    /// Hosts to record (`api.example.com`, or `*.example.com` for it and its subdomains), compared
+    /// case-insensitively; empty means every host. A request to another host is not recorded: the
+    /// active bundles answer it, else it goes to the network (or is refused with the kill switch on).
+    public var hosts: [String]
 
     public init(template: String, folder: URL, mode: Mode = .missing, ignored: [VolatileField] = [],
-                redact: [String] = [], keep: [String] = [], prettyJSON: Bool = false) {
+                redact: [String] = [], keep: [String] = [], prettyJSON: Bool = false, hosts: [String] = []) {
         self.template = template
         self.folder = folder
         self.mode = mode
@@ -74,6 +79,7 @@ public struct RecordConfiguration: Sendable, Hashable {
         self.redact = redact
         self.keep = keep
         self.prettyJSON = prettyJSON
+        self.hosts = hosts
     }
 
     /// The bundle folder: `<folder>/<template>`, or the existing `<template>.bundle` there.

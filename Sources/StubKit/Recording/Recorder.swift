@@ -18,11 +18,18 @@ public final class Recorder: Sendable {
     /// Every secret value redacted so far (this run): a later response that echoes one in free text
     /// or in another header has it replaced too.
     private let seenSecrets = Locked<Set<String>>([])
+    private let captureFactory: @Sendable () -> ResponseCapture?
 
     /// Opens the bundle for recording (replacing it in ``RecordConfiguration/Mode/all`` mode).
     ///
     /// - Throws: ``RecordingError`` naming the folder when it cannot be written.
-    public init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+    public convenience init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+        try self.init(configuration: configuration, now: now, makeCapture: { ResponseCapture() })
+    }
+
+    /// - Parameter makeCapture: where response bodies stream to (a test makes it fail).
+    init(configuration: RecordConfiguration, now: Date = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
+        self.captureFactory = makeCapture
         self.configuration = configuration
         self.redactor = Redactor(redact: configuration.redact, keep: configuration.keep)
         self.writer = try BundleWriter(folder: configuration.bundleFolder, replacing: configuration.mode == .all, recordedAt: now)
@@ -32,8 +39,24 @@ public final class Recorder: Sendable {
     /// What the recording did so far.
     public var summary: RecordingSummary { counts.withLock { $0 } }
 
-    /// Whether the engine must send this request to the network even when a rule answers it.
+    /// Whether the engine must send requests to the network even when a rule answers them (for the
+    /// hosts it records, see ``records(_:)``).
     var recordsEverything: Bool { configuration.mode == .all }
+
+    /// Whether this request's host is one to record (``RecordConfiguration/hosts``; all when empty).
+    public func records(_ request: StubRequest) -> Bool {
+        let hosts = configuration.hosts
+        guard !hosts.isEmpty else { return true }
+        let host = request.host
+        return hosts.contains { listed in
+            let listed = listed.lowercased()
+            if listed.hasPrefix("*.") {
+                let domain = listed.dropFirst(2)
+                return host == domain || host.hasSuffix("." + domain)
+            }
+            return host == listed
+        }
+    }
 
     func noteReplayed() { counts.withLock { $0.replayed += 1 } }
 
@@ -42,11 +65,15 @@ public final class Recorder: Sendable {
     }
 
     /// Why a task cannot be recorded, or `nil`. On Linux, FoundationNetworking hands a `URLProtocol` no
-    /// body for an upload task: forwarding it would send the backend a request without its body, and
-    /// record a rule that never matches the real one.
-    static func unrecordableTaskReason(_ task: URLSessionTask?) -> String? {
+    /// body for an upload task (`hasBody`: the request carries none): forwarding it would send the
+    /// backend a request without its body, and record a rule that never matches the real one. Nor can
+    /// a `URLProtocol` produce a download task's file there.
+    static func unrecordableTaskReason(_ task: URLSessionTask?, hasBody: Bool) -> String? {
         #if canImport(FoundationNetworking)
-        if task is URLSessionUploadTask {
+        if task is URLSessionDownloadTask {
+            return "StubKit cannot record download tasks on Linux: FoundationNetworking gives a URLProtocol no way to hand the app the downloaded file. Use a data task (dataTask(with:) or data(for:)) while recording and write the data to a file yourself."
+        }
+        if task is URLSessionUploadTask, !hasBody {
             return "StubKit cannot record upload tasks on Linux: FoundationNetworking hands a URLProtocol no upload body, so the request would reach the server without it. Use a data task with httpBody while recording."
         }
         #endif
@@ -54,7 +81,7 @@ public final class Recorder: Sendable {
     }
 
     /// A temporary file for one response body, streamed as it arrives.
-    func makeCapture() -> ResponseCapture? { ResponseCapture() }
+    func makeCapture() -> ResponseCapture? { captureFactory() }
 
     /// Writes one completed exchange.
     ///
@@ -95,12 +122,16 @@ public final class Recorder: Sendable {
                 } else {
                     ext = "txt"  // announced as JSON but not JSON: a .json file would fail the linter
                 }
-            } else if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-                      let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8) {
-                let result = redactor.formEncoded(text)
-                if result.redacted > 0 { redacted += result.redacted; body = .data(Data(result.text.utf8)) }
+            } else if capture.count <= Self.sniffLimit, let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8) {
+                // Whatever the content type says: JSON sent as text/plain, a form, XML, multipart.
+                let result = redactor.text(text, contentType: contentType)
+                if result.redacted > 0 {
+                    redacted += result.redacted
+                    result.values.forEach(remember)
+                    body = .data(Data(result.text.utf8))
+                }
             }
-            if Self.textExtensions.contains(ext), capture.count <= 64 << 20 {
+            if capture.count <= Self.sniffLimit {
                 let data: Data?
                 switch body {
                 case .data(let bytes): data = bytes
@@ -124,6 +155,8 @@ public final class Recorder: Sendable {
     }
 
     static let textExtensions: Set<String> = ["json", "txt", "html", "xml", "css", "csv", "js", "svg"]
+    /// Bodies up to this size are searched for secrets whatever their type (any that is UTF-8 text).
+    static let sniffLimit = 16 << 20
 
     private func remember(_ value: String) {
         let parts = Redactor.secretParts(of: value)
@@ -141,46 +174,136 @@ public final class Recorder: Sendable {
         return (result, count)
     }
 
-    /// The conditions a replay of `request` must meet: method, host, literal path, query items
+    /// The conditions a replay of `request` must meet: method, scheme, host, literal path, query items
     /// (order-insensitive), and the body; volatile and secret fields left out.
+    ///
+    /// The body is read first, so a secret it holds is known when the same value reappears in a path
+    /// segment or a query item under an innocent name: such a segment matches any value, such an
+    /// item only needs to be present, and a body that holds one has no exact condition.
     func conditions(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions {
+        let body = bodyCondition(for: request, redacted: &redacted)
         var query: [String: BundleWriter.RequestConditions.QueryValue] = [:]
         let ignoredQuery = configuration.ignoredQueryNames
-        for item in request.queryItems where !ignoredQuery.contains(item.name) && query[item.name] == nil {
+        for item in request.queryItems where !ignoredQuery.contains(item.name) && redactor.isSecret(item.name) { remember(item.value) }
+        // Per item in order: its condition, or nil when ignored.
+        let itemConditions = request.queryItems.map { item -> BundleWriter.RequestConditions.QueryValue? in
+            if ignoredQuery.contains(item.name) { return nil }
             if redactor.isSecret(item.name) {
-                remember(item.value)
-                query[item.name] = .present
                 redacted += 1
-            } else {
-                query[item.name] = .equals(item.value)
+                return .present
+            } else if let inner = redactor.embedded(item.value) {
+                inner.values.forEach(remember)
+                redacted += inner.redacted
+                return .present
+            } else if scrub(item.value).1 > 0 {
+                redacted += 1
+                return .present
+            }
+            return .equals(item.value)
+        }
+        for (item, condition) in zip(request.queryItems, itemConditions) where query[item.name] == nil {
+            if let condition { query[item.name] = condition }
+        }
+        // A name given more than once: a query condition sees only its first value, so the whole query
+        // is pinned in its recorded order (items left out or secret match any value).
+        var recordedQuery: String? = nil
+        if let raw = request.url.query(percentEncoded: true) {
+            let rawItems = raw.split(separator: "&", omittingEmptySubsequences: true)
+            if rawItems.count == itemConditions.count, !rawItems.isEmpty {
+                recordedQuery = zip(rawItems, itemConditions).map { rawItem, condition -> String in
+                    if case .equals? = condition { return BundleWriter.regexEscaped(String(rawItem)) }
+                    let name = rawItem.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                    return BundleWriter.regexEscaped(String(name)) + "(=[^&#]*)?"
+                }.joined(separator: "&")
             }
         }
+        let repeats = Set(request.queryItems.map(\.name)).count < request.queryItems.count
+        // Path segments that hold a known secret are written as the placeholder and match any value.
+        var segments = request.url.path(percentEncoded: true).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var anySegments: Set<Int> = []
+        var index = 0
+        for (i, segment) in segments.enumerated() where !segment.isEmpty {
+            if scrub(PathPattern.percentDecoded(segment[...])).1 > 0 {
+                segments[i] = Redactor.placeholder
+                anySegments.insert(index)
+                redacted += 1
+            }
+            index += 1
+        }
         var conditions = BundleWriter.RequestConditions(method: request.method, host: request.host.isEmpty ? nil : request.host,
-                                                        path: request.url.path(percentEncoded: true), query: query)
-        guard let body = request.body, !body.isEmpty else { return conditions }
+                                                        path: segments.joined(separator: "/"), query: query)
+        conditions.anySegments = anySegments
+        conditions.body = body
+        conditions.scheme = request.scheme.isEmpty ? nil : request.scheme
+        let defaultPort = request.scheme == "https" ? 443 : 80
+        conditions.port = request.url.port.flatMap { $0 == defaultPort ? nil : $0 }
+        conditions.recordedQuery = recordedQuery
+        conditions.exactQuery = repeats ? recordedQuery : nil
+        return conditions
+    }
+
+    private func bodyCondition(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions.Body? {
+        guard let body = request.body, !body.isEmpty else { return nil }
         if let value = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
            value is [String: Any] || value is [Any] {
             let result = redactor.json(value)
             redacted += result.redacted
             result.values.forEach(remember)
-            let leaveOut = configuration.ignoredBodyPaths + result.paths
-            if result.redacted > 0 && (!(value is [String: Any]) || result.paths.contains(where: { $0.contains("[]") })) {
+            // Known secrets under innocent names (a token echoed in a `note`) are left out too.
+            let known = scrubbed(result.value, path: [])
+            redacted += known.count
+            let secretPaths = result.paths + known.paths
+            let leaveOut = configuration.ignoredBodyPaths + secretPaths
+            if !secretPaths.isEmpty && (!(value is [String: Any]) || secretPaths.contains(where: { $0.contains("[]") })) {
                 // A secret the condition cannot leave out (inside an array): no body condition at all,
                 // rather than the secret on disk or a placeholder no replay would ever equal.
-            } else if var object = result.value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
+                return nil
+            } else if var object = known.value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
                 // Built from the redacted tree, so nothing secret survives whatever is left out.
                 for path in leaveOut { object = Self.removing(path, from: object) }
-                conditions.body = .containsJSON(Self.canonical(object))
+                return .containsJSON(Self.canonical(object))
             } else {
-                conditions.body = .equalsJSON(Self.canonical(result.value))
+                return .equalsJSON(Self.canonical(known.value))
             }
-        } else if let text = String(data: body, encoding: .utf8) {
-            let form = redactor.formEncoded(text)
-            // A form with a secret matches on everything else being absent from the rule: the
-            // placeholder would never equal the real value a replay sends.
-            if form.redacted > 0 { redacted += form.redacted } else { conditions.body = .equals(text) }
         }
-        return conditions
+        guard let text = String(data: body, encoding: .utf8) else { return nil }
+        let result = redactor.text(text, contentType: request.header("content-type"))
+        result.values.forEach(remember)
+        // A body with a secret matches on everything else, with no body condition: the placeholder
+        // would never equal the real value a replay sends.
+        if result.redacted > 0 { redacted += result.redacted; return nil }
+        let known = scrub(text).1
+        if known > 0 { redacted += known; return nil }
+        return .equals(text)
+    }
+
+    /// A JSON value with string values that hold a known secret replaced, their paths and count.
+    private func scrubbed(_ value: Any, path: [String]) -> (value: Any, paths: [[String]], count: Int) {
+        if let object = value as? [String: Any] {
+            var result: [String: Any] = [:], paths: [[String]] = [], count = 0
+            for (key, child) in object {
+                let inner = scrubbed(child, path: path + [key])
+                result[key] = inner.value
+                paths += inner.paths
+                count += inner.count
+            }
+            return (result, paths, count)
+        }
+        if let array = value as? [Any] {
+            var paths: [[String]] = [], count = 0
+            let result = array.map { child -> Any in
+                let inner = scrubbed(child, path: path + ["[]"])
+                paths += inner.paths
+                count += inner.count
+                return inner.value
+            }
+            return (result, paths, count)
+        }
+        if let text = value as? String {
+            let (clean, count) = scrub(text)
+            if count > 0 { return (clean, [path], count) }
+        }
+        return (value, [], 0)
     }
 
     static func canonical(_ value: Any) -> String {

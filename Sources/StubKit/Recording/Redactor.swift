@@ -2,37 +2,46 @@ import Foundation
 
 /// Replaces secrets with a fixed placeholder before anything is written to a bundle.
 ///
-/// On by default, because a recorded bundle is committed to a repository: headers `Authorization`,
-/// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and query items or JSON fields whose name contains
-/// `token`, `secret`, `password`, `api_key`/`apikey` (so `access_token`, `client_secret` too). Names
-/// compare case-insensitively, with `-` the same as `_`. ``RecordConfiguration/redact`` adds names
-/// (matched exactly); ``RecordConfiguration/keep`` exempts names, default or not.
+/// On by default, because a recorded bundle is committed to a repository. A name is a secret when,
+/// compared case-insensitively and ignoring `-`, `_` and `.`, it is one of ``defaultNames``
+/// (`Authorization`, `Cookie`, `Set-Cookie`, `key`, `X-API-Key`, `sig`, `session`, `auth`, `csrf`, …) or
+/// contains one of ``defaultFragments`` (`token`, `secret`, `password`, `apikey`, `signature`, …: so
+/// `access_token`, `client_secret`, `X-Hub-Signature-256` too). Whole names such as `key` or `auth` are
+/// never fragments, so `keyword` and `author` stay. ``RecordConfiguration/redact`` adds names (matched
+/// whole); ``RecordConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever
+/// their declared type (see ``text(_:contentType:)``).
 public struct Redactor: Sendable {
     /// What every redacted value becomes.
     public static let placeholder = "REDACTED"
     /// Names redacted wherever they appear, whole.
-    public static let defaultNames: Set<String> = ["authorization", "proxy_authorization", "cookie", "set_cookie"]
+    public static let defaultNames: Set<String> = [
+        "authorization", "proxy_authorization", "cookie", "set_cookie",
+        "key", "api_key", "x_api_key", "sig", "signature", "auth", "jwt", "otp",
+        "session", "session_id", "sid", "jsessionid", "phpsessid",
+        "csrf", "xsrf", "x_csrf", "x_xsrf",
+    ]
     /// Parts of names that mark a secret.
-    public static let defaultFragments = ["token", "secret", "password", "api_key", "apikey"]
+    public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature"]
 
     private let names: Set<String>
     private let fragments: [String]
     private let kept: Set<String>
 
     public init(redact: [String] = [], keep: [String] = []) {
-        self.names = Self.defaultNames.union(redact.map(Self.normalized))
-        self.fragments = Self.defaultFragments
-        self.kept = Set(keep.map(Self.normalized))
+        self.names = Set((Self.defaultNames.map { $0 } + redact).map(Self.squashed))
+        self.fragments = Self.defaultFragments.map(Self.squashed)
+        self.kept = Set(keep.map(Self.squashed))
     }
 
-    private static func normalized(_ name: String) -> String {
-        name.lowercased().replacingOccurrences(of: "-", with: "_")
+    /// Lower-cased, without `-`, `_` and `.`: `X-API-Key`, `x_api_key` and `xApiKey` are one name.
+    private static func squashed(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." }.map(Character.init))
     }
 
     /// Whether a header, query item or JSON field of this name holds a secret.
     public func isSecret(_ name: String) -> Bool {
-        let name = Self.normalized(name)
-        guard !kept.contains(name) else { return false }
+        let name = Self.squashed(name)
+        guard !name.isEmpty, !kept.contains(name) else { return false }
         return names.contains(name) || fragments.contains { name.contains($0) }
     }
 
@@ -72,6 +81,13 @@ public struct Redactor: Sendable {
                 // Paths through arrays are not expressible as containsJSON conditions; the values are still redacted.
                 return array.map { walk($0, path: path + ["[]"]) }
             }
+            if let text = value as? String, let inner = embedded(text) {
+                // JSON inside a string, or a GraphQL document with `password: "…"` arguments.
+                count += inner.redacted
+                paths.append(path)
+                values += inner.values
+                return inner.text
+            }
             return value
         }
         let result = walk(value, path: [])
@@ -106,14 +122,7 @@ public struct Redactor: Sendable {
 
     /// `a=1&token=x` with secret values replaced (query strings and form bodies).
     public func formEncoded(_ text: String) -> (text: String, redacted: Int) {
-        var count = 0
-        let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = PathPattern.percentDecoded(parts[0])
-            guard parts.count == 2, isSecret(name) else { return String(pair) }
-            count += 1
-            return "\(parts[0])=\(Self.placeholder)"
-        }
-        return (pairs.joined(separator: "&"), count)
+        let result = form(text)
+        return (result.text, result.redacted)
     }
 }

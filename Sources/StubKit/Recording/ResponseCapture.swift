@@ -10,26 +10,58 @@ final class ResponseCapture: @unchecked Sendable {
     private var handle: FileHandle?
     private(set) var count = 0
     private(set) var failed: (any Error)?
+    /// The body held in memory once writing the file failed.
+    private var fallback: Data?
+
+    private let removesFile: Bool
 
     init?() {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-capture-\(UUID().uuidString)")
+        removesFile = true
         guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = FileHandle(forWritingAtPath: url.path) else { return nil }
+        self.handle = handle
+    }
+
+    /// Streams into an existing file, opened for writing as it is (never created or truncated).
+    init?(writingTo url: URL, removesFile: Bool) {
+        self.url = url
+        self.removesFile = removesFile
+        guard let handle = FileHandle(forWritingAtPath: url.path) else { return nil }
         self.handle = handle
     }
 
     deinit {
         try? handle?.close()
-        try? FileManager.default.removeItem(at: url)
+        if removesFile { try? FileManager.default.removeItem(at: url) }
     }
 
+    /// Takes the next chunk. When writing fails (a full disk), the body so far and every later chunk
+    /// are kept in memory instead, so the app still gets the whole body; the recording has failed.
     func append(_ data: Data) {
-        guard failed == nil, let handle else { return }
+        if fallback != nil {
+            fallback!.append(data)
+            return
+        }
+        guard let handle else { return }
         do {
             try handle.write(contentsOf: data)
             count += data.count
         } catch {
             failed = error
+            var written = Data()
+            if count > 0, let reader = FileHandle(forReadingAtPath: url.path) {
+                written = (try? reader.read(upToCount: count)) ?? Data()
+                try? reader.close()
+            }
+            fallback = written + data
         }
+    }
+
+    /// The whole body, for a task that takes it in one piece: the file mapped (it can be renamed into
+    /// the bundle meanwhile), or what was kept in memory once writing failed.
+    func wholeBody() -> Data? {
+        if let fallback { return fallback }
+        return finish().flatMap { try? Data(contentsOf: $0, options: .alwaysMapped) }
     }
 
     /// Closes the file; `nil` when writing it failed.

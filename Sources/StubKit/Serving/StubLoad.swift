@@ -37,6 +37,8 @@ final class StubLoad: @unchecked Sendable {
     /// A forwarded response on its way to the app.
     private struct Relay {
         var request: StubRequest?
+        /// The engine's recorder when it records this request's host.
+        var recorder: Recorder?
         var status: Int?
         var headers: [String: String] = [:]
         var kept = Data()
@@ -112,7 +114,7 @@ final class StubLoad: @unchecked Sendable {
         switch engine.decision(for: stubRequest) {
         case .answer(let match):
             progress.withLock { $0.match = match }
-            engine.recorder?.noteReplayed()
+            if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }
             if let reason = isDownload {
                 fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
                      request: stubRequest, match: match)
@@ -239,16 +241,19 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ request: URLRequest, stubRequest: StubRequest) {
+        let recorder = engine.recorder.flatMap { $0.records(stubRequest) ? $0 : nil }
+        if let recorder, let reason = Recorder.unrecordableTaskReason(task, hasBody: request.httpBody != nil) {
+            let error = URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any])
+            recorder.noteFailed(error)
+            fail(error, request: stubRequest)
+            return
+        }
         if let reason = isDownload {
             fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]),
                  request: stubRequest)
             return
         }
-        if engine.recorder != nil, request.httpBody == nil, let reason = Recorder.unrecordableTaskReason(task) {
-            fail(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any]), request: stubRequest)
-            return
-        }
-        relay = Relay(request: stubRequest, capture: engine.recorder?.makeCapture(),
+        relay = Relay(request: stubRequest, recorder: recorder, capture: recorder?.makeCapture(),
                       onePiece: StubURLProtocol.chunkSize(for: task) == Int.max)
         progress.withLock { $0.passedThrough = true }
         // The forwarder answers on its own queue: find this load's context now, on it.
@@ -272,7 +277,7 @@ final class StubLoad: @unchecked Sendable {
     /// nothing else did).
     private func record(_ request: StubRequest, match: StubMatch?, status: Int?, headers: [String: String], body: Data?,
                         bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, final: Bool,
-                        error: URLError? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil) {
+                        error: URLError? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil, recordingFailure: String? = nil) {
         if final {
             let first = progress.withLock { state -> Bool in
                 defer { state.journalled = true }
@@ -287,6 +292,7 @@ final class StubLoad: @unchecked Sendable {
                          responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
                          error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
             entry.recordedAs = recordedAs
+            entry.recordingFailure = recordingFailure
             return entry
         }
     }
@@ -348,26 +354,34 @@ extension StubLoad: ForwardingReceiver {
             if let error {
                 let urlError = error as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: error.localizedDescription])
                 relay.capture = nil  // nothing half-written: the bundle never sees a failed exchange
-                if let recorder = engine.recorder { recorder.noteFailed(urlError) }
+                relay.recorder?.noteFailed(urlError)
                 record(request, match: nil, status: nil, headers: [:], body: nil, passThrough: true, final: true, error: urlError)
                 executor.withClient(ends: true) { client, instance in client.urlProtocol(instance, didFailWithError: urlError) }
                 return
             }
             if relay.onePiece && relay.count > 0 {
-                // Mapped, not read: the file can be renamed into the bundle meanwhile.
-                let whole = relay.capture.flatMap { $0.finish() }.flatMap { try? Data(contentsOf: $0, options: .alwaysMapped) } ?? relay.held
+                let whole = relay.capture?.wholeBody() ?? relay.held
                 relay.held = Data()
                 executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) }
             }
             // Written before the app hears the end, so a finished request is in the bundle.
-            var recordedAs: String? = nil
-            if let recorder = engine.recorder, let status = relay.status,
-               case .success(let file) = recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
-                recordedAs = file.isEmpty ? "(no body)" : file
+            var recordedAs: String? = nil, recordingFailure: String? = nil
+            if let recorder = relay.recorder, let status = relay.status {
+                if relay.capture == nil && relay.count > 0 {
+                    // No temporary file could be made: the app got the body from memory, the bundle gets nothing.
+                    let error = RecordingError(path: FileManager.default.temporaryDirectory.path, reason: "no temporary file for the response body could be created")
+                    recorder.noteFailed(error)
+                    recordingFailure = error.reason
+                } else {
+                    switch recorder.record(request, status: status, headers: relay.headers, capture: relay.capture) {
+                    case .success(let file): recordedAs = file.isEmpty ? "(no body)" : file
+                    case .failure(let error): recordingFailure = "\(error.path): \(error.reason)"
+                    }
+                }
             }
             relay.capture = nil
             record(request, match: nil, status: relay.status, headers: relay.headers, body: relay.kept, bodySize: relay.count,
-                   truncated: relay.truncated, passThrough: true, final: true, recordedAs: recordedAs)
+                   truncated: relay.truncated, passThrough: true, final: true, recordedAs: recordedAs, recordingFailure: recordingFailure)
             executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
         }
     }
