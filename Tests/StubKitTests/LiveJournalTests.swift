@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import StubKit
 import StubKitTesting
+import StubKitTestSupport
 
 /// The live journal file read in one process: lines are taken whole, bad lines are named, not fatal.
 struct LiveJournalTests {
@@ -31,5 +32,18 @@ struct LiveJournalTests {
         #expect(entry.summary == "POST https://api.example/orders → error -1009 (no rule)")
         #expect(journal.problems.count == 1)
         #expect(journal.problems.first?.hasPrefix("\(url.path):2: ") == true, "\(journal.problems)")
+    }
+
+    @Test("a live journal path that cannot be opened stops activation with an error naming STUB_JOURNAL_LIVE")
+    func unopenablePath() {
+        var configuration = LaunchConfiguration(templates: ["restaurants_base"])
+        configuration.liveJournalPath = "/nonexistent-folder/live.jsonl"
+        let locator = BundleLocator(explicitFolder: PackagePaths.stubBundles, environment: [:])
+        do {
+            _ = try StubActivation.prepare(configuration, locator: locator)
+            Issue.record("activation succeeded without its live journal")
+        } catch {
+            #expect(error.description.contains("STUB_JOURNAL_LIVE=/nonexistent-folder/live.jsonl: cannot open it for appending"), "\(error.description)")
+        }
     }
 }
