@@ -44,6 +44,9 @@ struct JSONSchemaTests {
                 guard FileManager.default.fileExists(atPath: file.path) else { continue }
                 let codes = Set(BundleLoader(options: .lint).load(folder: bundle).diagnostics.map(\.code))
                 if codes.contains(.malformedFile) { continue }
+                // JSON exchanged between tools is UTF-8 (RFC 8259 §8.1); a schema validator does not read
+                // the UTF-16 and UTF-32 files StubKit accepts with a note.
+                if codes.contains(.wideEncoding) { continue }
                 // Relations between two values (min <= max) are beyond what JSON Schema can say.
                 if Self.beyondSchema.contains(name) { continue }
                 corpus.append((file, !codes.isDisjoint(with: Self.structuralCodes)))
