@@ -129,8 +129,13 @@ public final class LiveJournal: Sendable {
 
     /// The blocking form of ``waitForRequest(matching:count:timeout:)``, for XCTest UI tests.
     public func waitForRequestBlocking(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) throws(VerificationError) {
+        try waitForRequestBlocking(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
+    }
+
+    package func waitForRequestBlocking(matching predicate: RequestPredicate, count: Int, timeout: TimeInterval,
+                                        whenArmed: (@Sendable () -> Void)?) throws(VerificationError) {
         refresh()
-        try mirror.waitForRequestsBlocking(matching: predicate, count: count, timeout: timeout)
+        try mirror.waitForRequestsBlocking(matching: predicate, count: count, timeout: timeout, whenArmed: whenArmed)
     }
 
     /// Checks that the app sends no request matching `predicate` within `period` seconds (nor has sent
@@ -147,8 +152,13 @@ public final class LiveJournal: Sendable {
 
     /// The blocking form of ``expectNoRequest(matching:within:)``.
     public func expectNoRequestBlocking(matching predicate: RequestPredicate, within period: TimeInterval) throws(VerificationError) {
+        try expectNoRequestBlocking(matching: predicate, within: period, whenArmed: nil)
+    }
+
+    package func expectNoRequestBlocking(matching predicate: RequestPredicate, within period: TimeInterval,
+                                         whenArmed: (@Sendable () -> Void)?) throws(VerificationError) {
         refresh()
-        try mirror.expectNoRequestsBlocking(matching: predicate, within: period)
+        try mirror.expectNoRequestsBlocking(matching: predicate, within: period, whenArmed: whenArmed)
     }
 
     /// Throws unless every rule of the app's active bundles (or of `template`) answered a request so far.

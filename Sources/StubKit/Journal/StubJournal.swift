@@ -197,6 +197,12 @@ public final class StubJournal: Sendable {
     /// The blocking form of ``waitForRequests(matching:count:timeout:)``, for XCTest and UI test code
     /// that is not async. Sleeps on a semaphore that the matching request signals.
     public func waitForRequestsBlocking(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) throws(VerificationError) {
+        try waitForRequestsBlocking(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
+    }
+
+    /// ``waitForRequestsBlocking(matching:count:timeout:)`` that calls `whenArmed` once the wait is registered.
+    package func waitForRequestsBlocking(matching predicate: RequestPredicate, count: Int, timeout: TimeInterval,
+                                         whenArmed: (@Sendable () -> Void)?) throws(VerificationError) {
         let id = UUID()
         let semaphore = DispatchSemaphore(value: 0)
         let satisfied: Bool = state.withLock { state in
@@ -204,6 +210,7 @@ public final class StubJournal: Sendable {
             state.waiters.append(Waiter(id: id, predicate: predicate, count: count, notify: { semaphore.signal() }))
             return false
         }
+        whenArmed?()
         if satisfied { return }
         let result = semaphore.wait(timeout: .now() + timeout)
         state.withLock { $0.waiters.removeAll { $0.id == id } }
@@ -235,11 +242,17 @@ public final class StubJournal: Sendable {
 
     /// The blocking form of ``expectNoRequests(matching:within:)``, for test code that is not async.
     public func expectNoRequestsBlocking(matching predicate: RequestPredicate, within period: TimeInterval) throws(VerificationError) {
+        try expectNoRequestsBlocking(matching: predicate, within: period, whenArmed: nil)
+    }
+
+    /// ``expectNoRequestsBlocking(matching:within:)`` that calls `whenArmed` once the check is registered.
+    package func expectNoRequestsBlocking(matching predicate: RequestPredicate, within period: TimeInterval,
+                                          whenArmed: (@Sendable () -> Void)?) throws(VerificationError) {
         if !entries(matching: predicate).isEmpty {
             throw VerificationError(failure(expected: "no request matching \(predicate)", predicate: predicate))
         }
         do {
-            try waitForRequestsBlocking(matching: predicate, count: 1, timeout: period)
+            try waitForRequestsBlocking(matching: predicate, count: 1, timeout: period, whenArmed: whenArmed)
         } catch {
             return // Nothing arrived: what was wanted.
         }
