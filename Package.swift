@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "StubKit", targets: ["StubKit"]),
+        // For UI-test targets and test runners: launch configuration, live journal, app launcher.
+        .library(name: "StubKitTesting", targets: ["StubKitTesting"]),
         .executable(name: "stubdemo", targets: ["stubdemo"]),
         .executable(name: "stublint", targets: ["stublint"]),
         .executable(name: "stubbench", targets: ["stubbench"]),
@@ -21,6 +23,11 @@ let package = Package(
         // MARK: Core library (linked by apps; Foundation only)
         .target(name: "StubKit"),
 
+        // MARK: Test-runner library (linked by UI-test targets; Foundation and StubKit only)
+        // Depends on StubKit, itself Foundation-only, so the STUB_… encoding, the flags' JSON and the
+        // live journal's lines are written once and read by the same code on both sides.
+        .target(name: "StubKitTesting", dependencies: ["StubKit"]),
+
         // MARK: Command-line tools
         // The stand-in app: activates from its own launch arguments, then performs requests.
         .executableTarget(name: "stubdemo", dependencies: ["StubKit"], path: "Tools/stubdemo"),
@@ -31,7 +38,7 @@ let package = Package(
             path: "Tools/stublint"
         ),
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
-        .executableTarget(name: "stubbench", dependencies: ["StubKit"], path: "Tools/stubbench"),
+        .executableTarget(name: "stubbench", dependencies: ["StubKit", "StubKitTesting"], path: "Tools/stubbench"),
 
         // MARK: Importing and exporting (tools only; apps never link these)
         // zlib, for gzip-declared bodies in HAR files and cassettes.
@@ -48,7 +55,7 @@ let package = Package(
         // MARK: Tests
         // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.
         .target(name: "StubKitTestSupport", dependencies: ["StubKit"], path: "Tests/StubKitTestSupport"),
-        .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTestSupport"]),
+        .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTesting", "StubKitTestSupport"]),
         .testTarget(
             name: "StubKitImportTests",
             dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]

@@ -1,6 +1,6 @@
 // stubbench: measures StubKit beside the floor and the alternatives, and writes a table and JSON.
 //
-//   swift run -c release stubbench [--quick] [--adversarial] [--output FILE]
+//   swift run -c release stubbench [--quick] [--adversarial] [--live-journal] [--output FILE]
 //   swift run -c release stubbench --write-har N FILE   (the input of Tools/scripts/bench-import)
 //
 // Every figure is a median and p99 over many runs. Targets are ratios measured in the same run, since
@@ -18,6 +18,7 @@ var outputPath = "docs/benchmarks.json"
 var profileLoad: (rules: Int, times: Int)? = nil
 var profileE2E = false
 var adversarial = false
+var liveJournal = false
 var args = Array(CommandLine.arguments.dropFirst())
 while let arg = args.first {
     args.removeFirst()
@@ -27,6 +28,9 @@ while let arg = args.first {
         // The adversarial shapes of issue 10 at n and 10n: the readers (AdversarialInputs.swift), then
         // matching and linting (AdversarialBenchmarks.swift).
         adversarial = true
+    case "--live-journal":
+        // Only the wake-up latency of a test runner's wait on the live journal (LiveJournalBenchmarks.swift).
+        liveJournal = true
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
     case "--write-har":
         // A generated HAR of N entries for timing `stubkit import` (HARBenchmarkInput.swift).
@@ -46,7 +50,7 @@ while let arg = args.first {
         if !args.isEmpty { args.removeFirst() }
         profileLoad = (rules, 2_000_000 / max(rules, 1))
     default:
-        FileHandle.standardError.write(Data("usage: stubbench [--quick] [--adversarial] [--output FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: stubbench [--quick] [--adversarial] [--live-journal] [--output FILE]\n".utf8))
         exit(2)
     }
 }
@@ -137,6 +141,10 @@ if let profileLoad {
     exit(0)
 }
 
+if liveJournal {
+    try runLiveJournalBenchmarks(quick: quick, work: work)
+    exit(0)
+}
 if adversarial {
     runAdversarialReaderBenchmarks()
     exit(try runAdversarialBenchmarks(quick: quick, work: work) ? 0 : 1)

@@ -5,7 +5,12 @@
 // one JSON object per request on its own line.
 //
 //   stubdemo [STUB_API_CALLS_<template>…] [STUB_KILL_NETWORK] [--session shared|custom] [--task data|async|upload|download|async-download]
-//            METHOD URL [--data BODY] [--header 'Name: value']… [METHOD URL …]
+//            [--print-launch] [--interactive] METHOD URL [--data BODY] [--header 'Name: value']… [METHOD URL …]
+//
+// --print-launch prints, before any request, one JSON line {"launch": …} with what the app-side
+// LaunchBridge read (feature and automation flags, now, seed). --interactive keeps running after the
+// command line's requests and reads one request per line from standard input (words split as a shell
+// does, so --data '{"a": 1}' works) until it closes, as a UI test drives an app step by step.
 //
 // STUB_JOURNAL_HAR=<file> and STUB_JOURNAL_HTML=<file> write the request journal when it exits; in
 // record mode (STUB_RECORD=<template>) it prints the recording summary to stderr on exit.
@@ -14,13 +19,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import StubKit
-
-struct RequestSpec {
-    var method: String
-    var url: URL
-    var body: Data?
-    var headers: [(String, String)] = []
-}
 
 enum SessionKind: String { case shared, custom }
 enum TaskKind: String { case data, async, upload, download, asyncDownload = "async-download" }
@@ -44,39 +42,68 @@ do {
 
 var sessionKind = SessionKind.shared
 var taskKind = TaskKind.data
-var specs: [RequestSpec] = []
-var arguments = Array(CommandLine.arguments.dropFirst())
-while !arguments.isEmpty {
-    let argument = arguments.removeFirst()
-    let flag = argument.drop { $0 == "-" }
-    // Launch settings were read by StubActivation, as an app's would be.
-    if flag.hasPrefix("STUB_") { continue }
+var interactive = false
+var printLaunch = false
+var requestWords: [String] = []
+var arguments = Array(CommandLine.arguments.dropFirst())[...]
+while let argument = arguments.popFirst() {
+    // Launch settings were read by StubActivation and LaunchBridge, as an app's would be; in Apple's
+    // `-NAME value` form, the value goes with them (a switch's value only when it is a boolean word).
+    let setting = argument.drop(while: { $0 == "-" })
+    if setting.hasPrefix("STUB_") {
+        if argument.hasPrefix("-"), !setting.contains("="), let next = arguments.first {
+            let isSwitch = setting.hasPrefix(LaunchConfiguration.templatePrefix) || setting == LaunchConfiguration.killSwitchFlag
+            let booleanWords: Set<String> = ["yes", "no", "true", "false", "1", "0"]
+            if !isSwitch || booleanWords.contains(next.lowercased()) { arguments.removeFirst() }
+        }
+        continue
+    }
     switch argument {
     case "--session":
-        guard let value = arguments.first, let kind = SessionKind(rawValue: value) else { usage("--session takes shared or custom") }
+        guard let value = arguments.popFirst(), let kind = SessionKind(rawValue: value) else { usage("--session takes shared or custom") }
         sessionKind = kind
-        arguments.removeFirst()
     case "--task":
-        guard let value = arguments.first, let kind = TaskKind(rawValue: value) else { usage("--task takes data, async, upload, download or async-download") }
+        guard let value = arguments.popFirst(), let kind = TaskKind(rawValue: value) else { usage("--task takes data, async, upload, download or async-download") }
         taskKind = kind
-        arguments.removeFirst()
-    case "--data":
-        guard !specs.isEmpty, let value = arguments.first else { usage("--data follows METHOD URL and takes a body") }
-        specs[specs.count - 1].body = Data(value.utf8)
-        arguments.removeFirst()
-    case "--header":
-        guard !specs.isEmpty, let value = arguments.first, let colon = value.firstIndex(of: ":") else { usage("--header follows METHOD URL and takes 'Name: value'") }
-        let name = value[..<colon].trimmingCharacters(in: .whitespaces)
-        let headerValue = value[value.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        specs[specs.count - 1].headers.append((name, headerValue))
-        arguments.removeFirst()
+    case "--interactive":
+        interactive = true
+    case "--print-launch":
+        printLaunch = true
+    case "--data", "--header":
+        // Its value is the request's, never an option of stubdemo (a body may start with '-').
+        requestWords.append(argument)
+        if let value = arguments.popFirst() { requestWords.append(value) }
     default:
-        guard let urlText = arguments.first, let url = URL(string: urlText), url.scheme != nil else {
-            usage("expected METHOD URL, got '\(argument)'")
-        }
-        arguments.removeFirst()
-        specs.append(RequestSpec(method: argument.uppercased(), url: url))
+        requestWords.append(argument)
     }
+}
+let specs: [RequestSpec]
+do {
+    specs = try requestSpecs(from: requestWords)
+} catch {
+    usage(error.message)
+}
+
+// MARK: What the test runner hands the app besides stubs
+
+let bridge: LaunchBridge
+do {
+    bridge = try LaunchBridge.current(activation: activation)
+} catch {
+    FileHandle.standardError.write(Data("stubdemo: \(error.description)\n".utf8))
+    exit(3)
+}
+if printLaunch {
+    func json(_ flags: LaunchFlags) -> Any {
+        (try? JSONSerialization.jsonObject(with: Data(flags.encoded.utf8)) as? [String: Any])?["flags"] ?? [:]
+    }
+    var launch: [String: Any] = ["featureFlags": json(bridge.featureFlags), "automationFlags": json(bridge.automationFlags),
+                                 "isTestLaunch": bridge.isTestLaunch]
+    if let now = bridge.now { launch["now"] = ISO8601DateFormatter().string(from: now) }
+    if let seed = bridge.seed { launch["seed"] = seed }
+    if let value = bridge.automationFlags.bool("simulateUserAlreadyLoggedIn") { launch["simulateUserAlreadyLoggedIn"] = value }
+    let line = try JSONSerialization.data(withJSONObject: ["launch": launch], options: [.sortedKeys, .withoutEscapingSlashes])
+    FileHandle.standardOutput.write(line + Data("\n".utf8))
 }
 
 // MARK: The session, as the app would make it
@@ -168,10 +195,25 @@ func perform(_ spec: RequestSpec, taskKind: TaskKind, session: URLSession) async
     }
 }
 
-for spec in specs {
+func printResult(of spec: RequestSpec) async throws {
     let object = await perform(spec, taskKind: taskKind, session: session)
     let line = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     FileHandle.standardOutput.write(line + Data("\n".utf8))
+}
+
+for spec in specs {
+    try await printResult(of: spec)
+}
+
+// Interactive: one request per line until standard input closes; a bad line is reported as a JSON
+// line with "usage", and the app keeps running (a UI test's typo must not look like a crash).
+while interactive, let line = readLine(strippingNewline: true) {
+    do {
+        for spec in try requestSpecs(from: try shellWords(line)) { try await printResult(of: spec) }
+    } catch let error as UsageError {
+        let object = try JSONSerialization.data(withJSONObject: ["usage": error.message, "line": line], options: [.sortedKeys, .withoutEscapingSlashes])
+        FileHandle.standardOutput.write(object + Data("\n".utf8))
+    }
 }
 
 // MARK: Exit: hand the journal to the test runner in the other process

@@ -17,6 +17,8 @@ public struct LaunchConfiguration: Sendable, Hashable {
     public static let bundlesPathVariable = "STUB_BUNDLES_PATH"
     public static let nowPrefix = "STUB_NOW"
     public static let seedPrefix = "STUB_SEED"
+    /// `STUB_JOURNAL_LIVE=<file>`: append each journal entry to this file as one JSON line, as it happens.
+    public static let liveJournalVariable = "STUB_JOURNAL_LIVE"
 
     /// Templates in activation order, each once (its first appearance counts).
     public var templates: [String]
@@ -27,6 +29,8 @@ public struct LaunchConfiguration: Sendable, Hashable {
     public var seed: UInt64?
     /// Record mode (`STUB_RECORD=<template>` and its companions; see ``RecordSettings``).
     public var recording: RecordSettings?
+    /// The live journal file (`STUB_JOURNAL_LIVE=<file>`) a test runner reads while the app runs.
+    public var liveJournalPath: String?
     /// Arguments and variables that start with `STUB_` but could not be understood.
     public var problems: [String] = []
 
@@ -38,7 +42,7 @@ public struct LaunchConfiguration: Sendable, Hashable {
     }
 
     /// Whether anything asks for stubbing at all; when not, an app starts exactly as in production.
-    public var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil }
+    public var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil && liveJournalPath == nil }
 
     public init(arguments: [String], environment: [String: String]) {
         var templates: [String] = []
@@ -119,6 +123,24 @@ public struct LaunchConfiguration: Sendable, Hashable {
         let (recording, recordingProblems) = RecordSettings.parse(arguments: arguments, environment: environment)
         self.recording = recording
         self.problems = problems + recordingProblems
+        self.liveJournalPath = Self.value(of: Self.liveJournalVariable, arguments: arguments, environment: environment)
+    }
+
+    /// A `NAME=value` setting from launch arguments (`NAME=value` or `-NAME value`, the last one wins)
+    /// or else the environment; `nil` when absent or empty.
+    static func value(of name: String, arguments: [String], environment: [String: String]) -> String? {
+        var found = environment[name]
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            let dashed = argument.hasPrefix("-")
+            let flag = dashed ? argument.drop { $0 == "-" } : Substring(argument)
+            if flag.hasPrefix(name + "=") {
+                found = String(flag.dropFirst(name.count + 1))
+            } else if dashed, flag == name, let next = rest.popFirst() {
+                found = next
+            }
+        }
+        return found?.isEmpty == false ? found : nil
     }
 
     /// `YES`/`NO`, `true`/`false`, `1`/`0` (any case), as `UserDefaults` reads a boolean argument.
@@ -136,6 +158,7 @@ public struct LaunchConfiguration: Sendable, Hashable {
         if let now { arguments.append("\(Self.nowPrefix)=\(ISO8601DateFormatter().string(from: now))") }
         if let seed { arguments.append("\(Self.seedPrefix)=\(seed)") }
         if let recording { arguments += recording.launchArguments }
+        if let liveJournalPath { arguments.append("\(Self.liveJournalVariable)=\(liveJournalPath)") }
         return arguments
     }
 }

@@ -70,6 +70,12 @@ public struct StubActivation: Sendable {
             diagnostics += try engine.activate(folder: folder)
             folders.append(folder)
         }
+        if let path = configuration.liveJournalPath {
+            let rules = engine.activeBundles.flatMap { bundle in
+                bundle.rules.map { LiveJournalLine.Rule(bundle: bundle.template, name: $0.displayName, location: $0.source.locationDescription, keyPath: $0.source.keyPath) }
+            }
+            engine.journal.startLiveJournal(try LiveJournalWriter(path: path), rules: rules)
+        }
         return StubActivation(engine: engine, configuration: configuration, folders: folders, diagnostics: diagnostics)
     }
 }

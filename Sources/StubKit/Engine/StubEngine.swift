@@ -236,7 +236,7 @@ public struct StubMatch: Sendable {
 /// SplitMix64 seeded from the engine seed, the rule and the hit: the same bundles, seed and request
 /// order per rule give the same values, whatever the thread timing between rules.
 struct SeededRandom {
-    private var state: UInt64
+    private var generator: SeededRandomNumberGenerator
 
     init(seed: UInt64, salt: String, hit: Int) {
         var hash: UInt64 = 0xcbf29ce484222325
@@ -244,15 +244,11 @@ struct SeededRandom {
             hash ^= UInt64(byte)
             hash = hash &* 0x100000001b3
         }
-        state = seed ^ hash ^ (UInt64(bitPattern: Int64(hit)) &* 0x9E3779B97F4A7C15)
+        generator = SeededRandomNumberGenerator(seed: seed ^ hash ^ (UInt64(bitPattern: Int64(hit)) &* 0x9E3779B97F4A7C15))
     }
 
     mutating func next() -> UInt64 {
-        state = state &+ 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
+        generator.next()
     }
 
     /// A value in 0...1.

@@ -23,6 +23,8 @@ public final class StubJournal: Sendable {
         var nextID = 1
         var waiters: [Waiter] = []
         var limits: Limits
+        /// The live journal file (`STUB_JOURNAL_LIVE`), written under the lock so lines keep the order of ids.
+        var live: LiveJournalWriter?
 
         var entries: ArraySlice<JournalEntry> { storage[head...] }
     }
@@ -97,6 +99,7 @@ public final class StubJournal: Sendable {
             state.nextID += 1
             Self.cut(&entry, to: state.limits.maximumBodySize)
             state.storage.append(entry)
+            state.live?.append(.request(entry))
             state.bodyBytes += Self.bodyBytes(of: entry)
             Self.dropOldest(&state)
             var ready: [@Sendable () -> Void] = []
@@ -111,6 +114,19 @@ public final class StubJournal: Sendable {
             return ready
         }
         for notify in toNotify { notify() }
+    }
+
+    /// Adds an entry that keeps its own id: how a test runner mirrors the live journal of an app.
+    package func append(_ entry: JournalEntry) {
+        record { _ in entry }
+    }
+
+    /// Starts appending every entry to a live journal file, after a first line naming the active rules.
+    func startLiveJournal(_ writer: LiveJournalWriter, rules: [LiveJournalLine.Rule]) {
+        state.withLock { state in
+            writer.append(.rules(rules))
+            state.live = writer
+        }
     }
 
     private static func cut(_ entry: inout JournalEntry, to limit: Int) {
@@ -152,6 +168,13 @@ public final class StubJournal: Sendable {
     ///
     /// - Throws: ``VerificationError`` after `timeout` seconds, listing what was seen instead.
     public func waitForRequests(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) async throws(VerificationError) {
+        try await waitForRequests(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
+    }
+
+    /// ``waitForRequests(matching:count:timeout:)`` that calls `whenArmed` once the wait is registered,
+    /// so a test can prove that a later request wakes it (rather than being found by the first check).
+    package func waitForRequests(matching predicate: RequestPredicate, count: Int, timeout: TimeInterval,
+                                 whenArmed: (@Sendable () -> Void)?) async throws(VerificationError) {
         let id = UUID()
         let gate = OneShot()
         let satisfied: Bool = state.withLock { state in
@@ -159,6 +182,7 @@ public final class StubJournal: Sendable {
             state.waiters.append(Waiter(id: id, predicate: predicate, count: count, notify: { gate.fire(true) }))
             return false
         }
+        whenArmed?()
         if satisfied { return }
         let timer = DispatchWorkItem { gate.fire(false) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
@@ -173,6 +197,12 @@ public final class StubJournal: Sendable {
     /// The blocking form of ``waitForRequests(matching:count:timeout:)``, for XCTest and UI test code
     /// that is not async. Sleeps on a semaphore that the matching request signals.
     public func waitForRequestsBlocking(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) throws(VerificationError) {
+        try waitForRequestsBlocking(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
+    }
+
+    /// ``waitForRequestsBlocking(matching:count:timeout:)`` that calls `whenArmed` once the wait is registered.
+    package func waitForRequestsBlocking(matching predicate: RequestPredicate, count: Int, timeout: TimeInterval,
+                                         whenArmed: (@Sendable () -> Void)?) throws(VerificationError) {
         let id = UUID()
         let semaphore = DispatchSemaphore(value: 0)
         let satisfied: Bool = state.withLock { state in
@@ -180,6 +210,7 @@ public final class StubJournal: Sendable {
             state.waiters.append(Waiter(id: id, predicate: predicate, count: count, notify: { semaphore.signal() }))
             return false
         }
+        whenArmed?()
         if satisfied { return }
         let result = semaphore.wait(timeout: .now() + timeout)
         state.withLock { $0.waiters.removeAll { $0.id == id } }
@@ -191,18 +222,44 @@ public final class StubJournal: Sendable {
     /// Checks that no request matching `predicate` arrives within `period` seconds (nor has arrived).
     /// Fails as soon as one does.
     public func expectNoRequests(matching predicate: RequestPredicate, within period: TimeInterval) async throws(VerificationError) {
+        try await expectNoRequests(matching: predicate, within: period, whenArmed: nil)
+    }
+
+    /// ``expectNoRequests(matching:within:)`` that calls `whenArmed` once the check is registered.
+    package func expectNoRequests(matching predicate: RequestPredicate, within period: TimeInterval,
+                                  whenArmed: (@Sendable () -> Void)?) async throws(VerificationError) {
         let before = entries(matching: predicate).count
         if before > 0 {
             throw VerificationError(failure(expected: "no request matching \(predicate)", predicate: predicate))
         }
         do {
-            try await waitForRequests(matching: predicate, count: 1, timeout: period)
+            try await waitForRequests(matching: predicate, count: 1, timeout: period, whenArmed: whenArmed)
         } catch {
             return // Nothing arrived: what was wanted.
         }
         throw VerificationError(failure(expected: "no request matching \(predicate) within \(period) s", predicate: predicate))
     }
 
+    /// The blocking form of ``expectNoRequests(matching:within:)``, for test code that is not async.
+    public func expectNoRequestsBlocking(matching predicate: RequestPredicate, within period: TimeInterval) throws(VerificationError) {
+        try expectNoRequestsBlocking(matching: predicate, within: period, whenArmed: nil)
+    }
+
+    /// ``expectNoRequestsBlocking(matching:within:)`` that calls `whenArmed` once the check is registered.
+    package func expectNoRequestsBlocking(matching predicate: RequestPredicate, within period: TimeInterval,
+                                          whenArmed: (@Sendable () -> Void)?) throws(VerificationError) {
+        if !entries(matching: predicate).isEmpty {
+            throw VerificationError(failure(expected: "no request matching \(predicate)", predicate: predicate))
+        }
+        do {
+            try waitForRequestsBlocking(matching: predicate, count: 1, timeout: period, whenArmed: whenArmed)
+        } catch {
+            return // Nothing arrived: what was wanted.
+        }
+        throw VerificationError(failure(expected: "no request matching \(predicate) within \(period) s", predicate: predicate))
+    }
+
+    /// What a failed wait says: what was expected, then the requests seen (the last ten).
     private func failure(expected: String, predicate: RequestPredicate) -> String {
         let all = entries
         var text = "expected \(expected); "
@@ -251,7 +308,7 @@ private final class OneShot: @unchecked Sendable {
 /// A failed wait or verification, with what was seen instead.
 public struct VerificationError: Error, Sendable, CustomStringConvertible, LocalizedError {
     public let description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
     public var errorDescription: String? { description }
 }
 

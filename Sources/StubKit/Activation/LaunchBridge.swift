@@ -1,0 +1,102 @@
+import Foundation
+
+/// What a UI test hands the app besides stubs: feature flags, automation flags, the clock and the seed.
+///
+/// The app-side half of `StubKitTesting`'s `AppLaunchConfiguration`. Read it once at start-up, after
+/// ``StubActivation/activate(arguments:environment:bundlesFolder:mode:register:)``:
+///
+/// ```swift
+/// let activation = try StubActivation.activate()
+/// let launch = try LaunchBridge.current(activation: activation)
+/// if launch.automationFlags.bool("simulateUserAlreadyLoggedIn") == true { session.signInAsTestUser() }
+/// featureToggles.override(with: launch.featureFlags.values)
+/// let today = launch.date()            // STUB_NOW, or the recording's time, or the real clock
+/// ```
+///
+/// In a production launch (no `STUB_…` argument or variable) every flag set is empty, ``now`` and
+/// ``seed`` are `nil`, and nothing is read from or written to disk.
+public struct LaunchBridge: Sendable {
+    public var featureFlags: LaunchFlags
+    public var automationFlags: LaunchFlags
+    /// The fixed "now" for the app's own date logic: `STUB_NOW`, else the `recordedAt` of the last
+    /// active recorded bundle (so the app sees the day its stubs were recorded), else `nil`.
+    public var now: Date?
+    /// `STUB_SEED`, for the app's own random choices.
+    public var seed: UInt64?
+
+    /// Whether the launch carries anything for tests; `false` in a production launch.
+    public var isTestLaunch: Bool {
+        !featureFlags.isEmpty || !automationFlags.isEmpty || now != nil || seed != nil
+    }
+
+    /// The flags of one kind.
+    public func flags(_ kind: LaunchFlags.Kind) -> LaunchFlags {
+        switch kind {
+        case .feature: featureFlags
+        case .automation: automationFlags
+        }
+    }
+
+    /// Reads the process's own launch arguments and environment.
+    ///
+    /// - Parameter activation: the app's activation, whose engine's fixed time (`STUB_NOW` or the
+    ///   recorded bundle's `recordedAt`) becomes ``now``.
+    /// - Throws: ``StubKitError`` naming the argument or variable whose flags are malformed.
+    public static func current(activation: StubActivation? = nil) throws(StubKitError) -> LaunchBridge {
+        try LaunchBridge(arguments: ProcessInfo.processInfo.arguments, environment: ProcessInfo.processInfo.environment, activation: activation)
+    }
+
+    public init(arguments: [String], environment: [String: String], activation: StubActivation? = nil) throws(StubKitError) {
+        var sets: [LaunchFlags.Kind: LaunchFlags] = [:]
+        for kind in LaunchFlags.Kind.allCases {
+            guard let text = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: environment) else { continue }
+            let fromArgument = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: [:]) != nil
+            sets[kind] = try LaunchFlags(decoding: text, source: "\(fromArgument ? "launch argument" : "environment variable") \(kind.argumentName)")
+        }
+        featureFlags = sets[.feature] ?? LaunchFlags()
+        automationFlags = sets[.automation] ?? LaunchFlags()
+        if let activation {
+            now = activation.engine.fixedNow
+            seed = activation.configuration.seed
+        } else {
+            let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+            if let problem = configuration.problems.first { throw .invalidLaunchSetting(problem) }
+            // As activation does: a replayed recording sees the time it was recorded at.
+            let locator = BundleLocator(explicitFolder: nil, environment: environment)
+            now = configuration.now ?? configuration.templates.compactMap(locator.folder(for:)).compactMap(RecordingPlan.recordedAt(of:)).last
+            seed = configuration.seed
+        }
+    }
+
+    public init(featureFlags: LaunchFlags = [:], automationFlags: LaunchFlags = [:], now: Date? = nil, seed: UInt64? = nil) {
+        self.featureFlags = featureFlags
+        self.automationFlags = automationFlags
+        self.now = now
+        self.seed = seed
+    }
+
+    /// The date the app should treat as "now": ``now`` when fixed, else the real clock.
+    public func date() -> Date { now ?? Date() }
+
+    /// A generator seeded with ``seed``, or `nil` when the launch sets none (use the system's then).
+    public func makeRandomNumberGenerator() -> SeededRandomNumberGenerator? {
+        seed.map(SeededRandomNumberGenerator.init(seed:))
+    }
+}
+
+/// SplitMix64: the same seed gives the same sequence on every platform and every run.
+public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

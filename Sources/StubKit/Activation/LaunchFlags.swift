@@ -1,0 +1,168 @@
+import Foundation
+
+/// Feature flags or automation flags a UI test hands the app, as typed values.
+///
+/// A test runner passes each kind as one launch argument (or environment variable) holding JSON:
+///
+/// ```text
+/// STUB_FEATURE_FLAGS={"version":1,"flags":{"newCheckout":true,"greeting":"Grüß \"dich\""}}
+/// STUB_AUTOMATION_FLAGS={"version":1,"flags":{"simulateUserAlreadyLoggedIn":true,"retries":3}}
+/// ```
+///
+/// Version 1 of the encoding: a JSON object with `version` (1) and `flags`, an object whose values are
+/// JSON booleans, numbers, strings, arrays or objects of these (no `null`). A number written without a
+/// fraction or exponent is an ``FlagValue/int(_:)``, any other a ``FlagValue/double(_:)`` (so a whole
+/// Double such as 2.0 comes back as `.int(2)`: read numbers with ``double(_:)``, which takes both). Apple's
+/// `-NAME value` form is read as well. JSON rather than a property-list description string, so values
+/// with spaces, quotes, newlines or non-ASCII characters arrive unchanged.
+public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    /// Which of the two arrays a flag belongs to, and the argument that carries it.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Toggles of the product (`newCheckout`): what a configuration stack reads.
+        case feature = "STUB_FEATURE_FLAGS"
+        /// Shortcuts for tests only (`simulateUserAlreadyLoggedIn`, `skipOnboarding`).
+        case automation = "STUB_AUTOMATION_FLAGS"
+
+        /// The launch argument or environment variable name.
+        public var argumentName: String { rawValue }
+    }
+
+    /// The version of the encoding this library writes and reads.
+    public static let encodingVersion = 1
+
+    /// Every flag by name.
+    public var values: [String: FlagValue]
+
+    public init(_ values: [String: FlagValue] = [:]) {
+        self.values = values
+    }
+
+    public init(dictionaryLiteral elements: (String, FlagValue)...) {
+        self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    public var isEmpty: Bool { values.isEmpty }
+
+    public subscript(name: String) -> FlagValue? {
+        get { values[name] }
+        set { values[name] = newValue }
+    }
+
+    /// The flag as a Bool, or `nil` when absent or of another type.
+    public func bool(_ name: String) -> Bool? { values[name]?.boolValue }
+    /// The flag as an Int (a number without a fraction), or `nil`.
+    public func int(_ name: String) -> Int? { values[name]?.intValue }
+    /// The flag as a Double (any number), or `nil`.
+    public func double(_ name: String) -> Double? { values[name]?.doubleValue }
+    public func string(_ name: String) -> String? { values[name]?.stringValue }
+    public func array(_ name: String) -> [FlagValue]? { values[name]?.arrayValue }
+    public func dictionary(_ name: String) -> [String: FlagValue]? { values[name]?.dictionaryValue }
+
+    // MARK: Encoding
+
+    private struct Envelope: Codable {
+        var version: Int
+        var flags: [String: FlagValue]
+    }
+
+    /// The argument's value: version-1 JSON with sorted keys, so the same flags give the same text.
+    public var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(Envelope(version: Self.encodingVersion, flags: values)), as: UTF8.self)
+        } catch {
+            preconditionFailure("LaunchFlags: a flag cannot be written as JSON (NaN and infinity have no JSON form): \(error)")
+        }
+    }
+
+    /// Reads an encoded value; `source` names the argument or variable in the error.
+    public init(decoding text: String, source: String) throws(StubKitError) {
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: Data(text.utf8))
+        } catch {
+            throw .invalidLaunchSetting("\(source): not version-\(Self.encodingVersion) flags JSON such as {\"version\":1,\"flags\":{\"name\":true}} (\(Self.reason(error))); got '\(text.prefix(80))'")
+        }
+        guard envelope.version == Self.encodingVersion else {
+            throw .invalidLaunchSetting("\(source): flags encoding version \(envelope.version); this StubKit reads version \(Self.encodingVersion)")
+        }
+        self.init(envelope.flags)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? context.debugDescription
+            return path.isEmpty ? detail : "at \(path.dropFirst()): \(detail)"
+        default:
+            return error.localizedDescription
+        }
+    }
+}
+
+/// One flag's value: a Bool, an Int, a Double, a String, or an array or dictionary of these.
+public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+                       ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([FlagValue])
+    case dictionary([String: FlagValue])
+
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: FlagValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, FlagValue)...) {
+        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    public var intValue: Int? {
+        switch self {
+        case .int(let value): value
+        case .double(let value): value.rounded() == value ? Int(exactly: value) : nil
+        default: nil
+        }
+    }
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    public var arrayValue: [FlagValue]? { if case .array(let value) = self { value } else { nil } }
+    public var dictionaryValue: [String: FlagValue]? { if case .dictionary(let value) = self { value } else { nil } }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        // Bool before numbers: JSONDecoder never reads `true` as 1, nor 1 as `true`.
+        if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Int.self) { self = .int(value) }
+        else if let value = try? container.decode(Double.self) { self = .double(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([FlagValue].self) { self = .array(value) }
+        else if let value = try? container.decode([String: FlagValue].self) { self = .dictionary(value) }
+        else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a flag is a boolean, number, string, array or object (null is not a value)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .dictionary(let value): try container.encode(value)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import StubKit
+
+/// Everything a test runner hands the app it launches, as one value: stubs, flags, clock, seed.
+///
+/// ```swift
+/// var config = AppLaunchConfiguration(templates: ["restaurants_base", "restaurants_closed"], killSwitch: true)
+/// config.automationFlags["simulateUserAlreadyLoggedIn"] = true
+/// config.featureFlags = ["newCheckout": true, "banner": ["title": "Grüß \"dich\"", "weights": [1, 2.5]]]
+/// config.now = ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z")
+/// app.launchArguments = config.launchArguments          // XCUIApplication, or Process.arguments
+/// app.launchEnvironment = config.launchEnvironment
+/// ```
+///
+/// The `STUB_…` arguments come from StubKit's own ``LaunchConfiguration``, which the app parses: one
+/// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
+public struct AppLaunchConfiguration: Sendable, Hashable {
+    /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
+    public var stubs: LaunchConfiguration
+    /// Folders searched for templates (`STUB_BUNDLES_PATH`, set in the environment).
+    public var bundlePaths: [String]
+    public var featureFlags: LaunchFlags
+    public var automationFlags: LaunchFlags
+    /// Arguments after the generated ones (the app's own options).
+    public var extraArguments: [String]
+    /// Environment variables added to ``launchEnvironment`` (they win over generated ones).
+    public var environment: [String: String]
+
+    public init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil,
+                recording: RecordSettings? = nil, bundlePaths: [String] = [], featureFlags: LaunchFlags = [:],
+                automationFlags: LaunchFlags = [:], liveJournalPath: String? = nil,
+                extraArguments: [String] = [], environment: [String: String] = [:]) {
+        stubs = LaunchConfiguration(templates: templates, killSwitch: killSwitch, now: now, seed: seed)
+        stubs.recording = recording
+        stubs.liveJournalPath = liveJournalPath
+        self.bundlePaths = bundlePaths
+        self.featureFlags = featureFlags
+        self.automationFlags = automationFlags
+        self.extraArguments = extraArguments
+        self.environment = environment
+    }
+
+    /// Stub templates in activation order: later ones layer over earlier ones.
+    public var templates: [String] {
+        get { stubs.templates }
+        set { stubs.templates = newValue }
+    }
+
+    /// Fail every request no rule answers (`STUB_KILL_NETWORK`).
+    public var killSwitch: Bool {
+        get { stubs.killSwitch }
+        set { stubs.killSwitch = newValue }
+    }
+
+    /// The time templates and the app's ``LaunchBridge`` see (`STUB_NOW`).
+    public var now: Date? {
+        get { stubs.now }
+        set { stubs.now = newValue }
+    }
+
+    /// The seed of random delays and of the app's ``LaunchBridge`` generator (`STUB_SEED`).
+    public var seed: UInt64? {
+        get { stubs.seed }
+        set { stubs.seed = newValue }
+    }
+
+    /// Record mode (`STUB_RECORD…`).
+    public var recording: RecordSettings? {
+        get { stubs.recording }
+        set { stubs.recording = newValue }
+    }
+
+    /// The file the app appends its journal to as it goes (`STUB_JOURNAL_LIVE`); read it with ``LiveJournal``.
+    public var liveJournalPath: String? {
+        get { stubs.liveJournalPath }
+        set { stubs.liveJournalPath = newValue }
+    }
+
+    /// Adds templates on top of those already set.
+    public func layering(_ templates: String...) -> AppLaunchConfiguration {
+        var copy = self
+        copy.templates += templates
+        return copy
+    }
+
+    /// What to assign to `XCUIApplication.launchArguments` or `Process.arguments`.
+    public var launchArguments: [String] {
+        var arguments = stubs.launchArguments
+        for kind in LaunchFlags.Kind.allCases {
+            let flags = kind == .feature ? featureFlags : automationFlags
+            if !flags.isEmpty { arguments.append("\(kind.argumentName)=\(flags.encoded)") }
+        }
+        return arguments + extraArguments
+    }
+
+    /// What to assign to `XCUIApplication.launchEnvironment` (or merge into `Process.environment`).
+    public var launchEnvironment: [String: String] {
+        var variables: [String: String] = [:]
+        if !bundlePaths.isEmpty { variables[LaunchConfiguration.bundlesPathVariable] = bundlePaths.joined(separator: ":") }
+        return variables.merging(environment) { _, own in own }
+    }
+}

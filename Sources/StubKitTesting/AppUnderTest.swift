@@ -1,0 +1,143 @@
+#if os(macOS) || os(Linux)
+import Foundation
+import StubKit
+
+/// An executable launched with an ``AppLaunchConfiguration``, the way XCUITest launches an app: the
+/// Linux (and macOS command-line) stand-in for `XCUIApplication`.
+///
+/// ```swift
+/// let app = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]),
+///                                   arguments: ["--interactive"])
+/// try app.send("GET https://api.takeaway.example/restaurants")      // a "tap"
+/// try await app.journal.waitForRequest(matching: .init("GET", path: "/restaurants"), timeout: 10)
+/// app.terminate()
+/// ```
+///
+/// A live journal file is created for the launch (unless the configuration names one) and followed
+/// by ``journal``. The child's standard input stays open for ``send(_:)``; its standard output is read
+/// line by line into ``nextOutputLine(timeout:)``.
+public final class AppUnderTest: @unchecked Sendable {
+    // Everything below is set in init and then only read, or guarded by `output`'s lock.
+    public let configuration: AppLaunchConfiguration
+    public let journal: LiveJournal
+    private let process: Process
+    private let input = Pipe()
+    private let output = Locked(OutputState())
+    private let lineArrived = DispatchSemaphore(value: 0)
+    private let stderrDone = DispatchSemaphore(value: 0)
+    private let ownsJournalFile: Bool
+
+    private struct OutputState {
+        var lines: [String] = []
+        var partial = Data()
+        var stderr = Data()
+        var closed = false
+    }
+
+    /// Starts `executable` with the configuration's arguments (then `arguments`) and environment (over
+    /// this process's, without its `STUB_…` variables, so the child sees only what the test gives it).
+    public static func launch(_ executable: URL, with configuration: AppLaunchConfiguration, arguments: [String] = [],
+                              currentDirectory: URL? = nil) throws -> AppUnderTest {
+        try AppUnderTest(executable: executable, configuration: configuration, arguments: arguments, currentDirectory: currentDirectory)
+    }
+
+    private init(executable: URL, configuration: AppLaunchConfiguration, arguments: [String], currentDirectory: URL?) throws {
+        var configuration = configuration
+        ownsJournalFile = configuration.liveJournalPath == nil
+        if ownsJournalFile {
+            configuration.liveJournalPath = FileManager.default.temporaryDirectory
+                .appendingPathComponent("stubkit-live-\(UUID().uuidString).jsonl").path
+        }
+        self.configuration = configuration
+        journal = try LiveJournal(url: URL(fileURLWithPath: configuration.liveJournalPath!))
+
+        process = Process()
+        process.executableURL = executable
+        process.arguments = configuration.launchArguments + arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STUB_") }
+        environment.merge(configuration.launchEnvironment) { _, new in new }
+        process.environment = environment
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let out = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        // A write to the input of an app that has exited must fail, not kill the test runner.
+        signal(SIGPIPE, SIG_IGN)
+        try process.run()
+
+        DispatchQueue.global().async { [output, lineArrived] in
+            let handle = out.fileHandleForReading
+            while true {
+                let data = handle.availableData
+                let lines: Int = output.withLock { state in
+                    if data.isEmpty { state.closed = true; return 1 }
+                    state.partial.append(data)
+                    var count = 0
+                    while let newline = state.partial.firstIndex(of: UInt8(ascii: "\n")) {
+                        state.lines.append(String(decoding: state.partial[state.partial.startIndex..<newline], as: UTF8.self))
+                        state.partial.removeSubrange(state.partial.startIndex...newline)
+                        count += 1
+                    }
+                    return count
+                }
+                for _ in 0..<lines { lineArrived.signal() }
+                if data.isEmpty { return }
+            }
+        }
+        DispatchQueue.global().async { [output, stderrDone] in
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            output.withLock { $0.stderr = data }
+            stderrDone.signal()
+        }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        if ownsJournalFile { try? FileManager.default.removeItem(at: journal.url) }
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// Writes one line to the app's standard input (stubdemo's interactive mode reads a request per line).
+    public func send(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// The next line the app prints, waiting at most `timeout` seconds for it; `nil` when the app
+    /// closed its output or the time ran out.
+    public func nextOutputLine(timeout: TimeInterval) -> String? {
+        if lineArrived.wait(timeout: .now() + timeout) == .timedOut { return nil }
+        let line: String? = output.withLock { state in state.lines.isEmpty ? nil : state.lines.removeFirst() }
+        // The end of output was signalled once; pass it on so later calls return at once too.
+        if line == nil { lineArrived.signal() }
+        return line
+    }
+
+    /// Closes the app's standard input (stubdemo then finishes and exits) and waits for it to exit.
+    @discardableResult
+    public func finish() -> Int32 {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        journal.stop()
+        return process.terminationStatus
+    }
+
+    /// Stops the app as XCUITest does (SIGTERM), waits for it to exit and reads the journal's last lines.
+    @discardableResult
+    public func terminate() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        journal.stop()
+        return process.terminationStatus
+    }
+
+    /// What the app wrote to standard error, once it has exited.
+    public var standardError: String {
+        guard !process.isRunning else { return "" }
+        stderrDone.wait()
+        stderrDone.signal()
+        return output.withLock { String(decoding: $0.stderr, as: UTF8.self) }
+    }
+}
+#endif

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import StubKit
+import StubKitTesting
+import StubKitTestSupport
+
+/// The live journal file read in one process: lines are taken whole, bad lines are named, not fatal.
+struct LiveJournalTests {
+    func line(id: Int, path: String) -> Data {
+        let entry = JournalEntry(id: id, startedAt: Date(timeIntervalSince1970: 1_700_000_000), duration: 0.25,
+                                 request: StubRequest(method: "POST", url: URL(string: "https://api.example\(path)")!, headers: ["X-A": "b"], body: Data("Grüß".utf8)),
+                                 bundle: nil, rule: nil, status: nil, responseHeaders: [:], responseBody: nil, responseBodySize: 0,
+                                 error: .init(code: -1009, description: "offline"), nearMisses: [])
+        return LiveJournalLine.request(entry).encoded
+    }
+
+    @Test("half a line is not read until its newline arrives; the rest wakes the wait; a bad line is named")
+    func partialLines() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-live-test-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let journal = try LiveJournal(url: url)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        let whole = line(id: 1, path: "/orders")
+        try handle.write(contentsOf: whole.prefix(20))
+        #expect(journal.entries.isEmpty)
+        try await journal.waitForRequest(matching: RequestPredicate("POST", path: "/orders"), count: 1, timeout: 120,
+                                         whenArmed: { try? handle.write(contentsOf: whole.dropFirst(20) + Data("not json\n".utf8)) })
+        let entry = try #require(journal.entries.first)
+        #expect(entry.id == 1 && entry.request.header("x-a") == "b" && entry.error?.code == -1009)
+        #expect(entry.request.body == Data("Grüß".utf8) && entry.startedAt == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(entry.summary == "POST https://api.example/orders → error -1009 (no rule)")
+        #expect(journal.problems.count == 1)
+        #expect(journal.problems.first?.hasPrefix("\(url.path):2: ") == true, "\(journal.problems)")
+    }
+
+    @Test("a live journal path that cannot be opened stops activation with an error naming STUB_JOURNAL_LIVE")
+    func unopenablePath() {
+        var configuration = LaunchConfiguration(templates: ["restaurants_base"])
+        configuration.liveJournalPath = "/nonexistent-folder/live.jsonl"
+        let locator = BundleLocator(explicitFolder: PackagePaths.stubBundles, environment: [:])
+        do {
+            _ = try StubActivation.prepare(configuration, locator: locator)
+            Issue.record("activation succeeded without its live journal")
+        } catch {
+            #expect(error.description.contains("STUB_JOURNAL_LIVE=/nonexistent-folder/live.jsonl: cannot open it for appending"), "\(error.description)")
+        }
+    }
+}
