@@ -26,6 +26,11 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// `nil` when the pattern lies outside the subset; then `expression` answers under a budget.
     private let program: RegexProgram?
     private let node: RegexNode?
+    /// The required literals worth looking for in a URL before running the expression: those of at
+    /// least two bytes that are not part of every URL's start (`//`, `://`, `https`). Computed once,
+    /// at load time. Empty means the expression must run on every request: the rule index keeps such
+    /// rules on a list checked always, and `stublint` notes them (SK081).
+    public let indexLiterals: [String]
     /// Why the pattern needs the backtracking engine (for `stublint`), when it does.
     public let backtrackingReason: String?
 
@@ -55,6 +60,7 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
             reason = error.construct
         }
         self.backtrackingReason = reason
+        self.indexLiterals = node?.requiredLiterals.filter(Self.isSelective) ?? []
     }
 
     /// Whether the pattern runs on the linear-time engine (and so can never run over budget).
@@ -63,6 +69,11 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// Literal strings every match contains (see ``RegexNode/requiredLiterals``); empty when there is
     /// none, or when the pattern lies outside the subset.
     public var requiredLiterals: [String] { node?.requiredLiterals ?? [] }
+
+    /// Whether finding `literal` in a URL says anything: not a piece of every URL's scheme part.
+    static func isSelective(_ literal: String) -> Bool {
+        literal.utf8.count >= 2 && !"https://".contains(literal) && !"http://".contains(literal)
+    }
 
     /// Whether the expression matches anywhere in `text` (unanchored, as `matching_url` always was).
     /// A match over budget counts as no match; use ``evaluate(_:budget:)`` to tell them apart.
