@@ -16,7 +16,7 @@ var quick = false
 var outputPath = "docs/benchmarks.json"
 var profileLoad: (rules: Int, times: Int)? = nil
 var profileE2E = false
-var adversarial = false
+var adversarial = false, shapesOnly = false
 var args = Array(CommandLine.arguments.dropFirst())
 while let arg = args.first {
     args.removeFirst()
@@ -26,6 +26,7 @@ while let arg = args.first {
         // The adversarial shapes of issue 10 at n and 10n: the readers (AdversarialInputs.swift), then
         // matching and linting (AdversarialBenchmarks.swift).
         adversarial = true
+    case "--shapes": shapesOnly = true // the rule shapes of issue 11 alone (ShapeBenchmarks.swift)
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
     case "--profile-e2e":
         // Sends stubbed requests through URLSession in a loop and exits: for running under perf.
@@ -132,6 +133,11 @@ if adversarial {
     exit(try runAdversarialBenchmarks(quick: quick, work: work) ? 0 : 1)
 }
 
+if shapesOnly {
+    for (name, met, detail) in try runShapeBenchmarks(quick: quick, work: work) { print("  [\(met ? "met" : "NOT met")] \(name): \(detail)") }
+    exit(0)
+}
+
 if profileE2E {
     let folder = try makeBundle("profile-e2e", rules: 1_000, plist: false)
     let engine = StubEngine()
@@ -201,6 +207,8 @@ let dictionaryLookup = measure("Dictionary lookup by path string (10,000 keys)",
     precondition(table[probeURL.path] != nil)
 }
 record(dictionaryLookup)
+
+let shapeTargets = try runShapeBenchmarks(quick: quick, work: work)
 
 // MARK: End to end through URLSession
 
@@ -353,6 +361,7 @@ let missRatio = matchMedians["miss 10000"]! / matchMedians["miss 10"]!
 var targets: [(String, Bool, String)] = []
 targets.append(("matching with 10,000 rules within 2x of 10 rules", match10k <= 2 * match10 && missRatio <= 2,
                 String(format: "hit-last %.2f vs %.2f µs (%.2fx); miss %.2fx", match10k, match10, match10k / match10, missRatio)))
+targets += shapeTargets
 targets.append(("matching within 10x a Dictionary lookup by path", match10k <= 10 * dictionaryLookup.medianMicros,
                 String(format: "%.2f µs vs %.2f µs (%.1fx)", match10k, dictionaryLookup.medianMicros, match10k / dictionaryLookup.medianMicros)))
 let worstLoad = loadRatios.max { $0.value < $1.value }!
