@@ -72,7 +72,14 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
 
     /// Whether finding `literal` in a URL says anything: not a piece of every URL's scheme part.
     static func isSelective(_ literal: String) -> Bool {
-        literal.utf8.count >= 2 && !"https://".contains(literal) && !"http://".contains(literal)
+        // Bytes, not `String.contains`: Foundation's version costs a locale-aware search per rule.
+        let bytes = Array(literal.utf8)
+        return bytes.count >= 2 && !["https://", "http://"].contains { occurs(bytes, in: Array($0.utf8)) }
+    }
+
+    private static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     /// Whether the expression matches anywhere in `text` (unanchored, as `matching_url` always was).

@@ -50,20 +50,20 @@ final class RuleIndex: Sendable {
 
     /// Builds the index over bundles given in activation order (later bundles override earlier ones).
     init(bundles: [StubBundle]) {
-        var ordered: [(priority: Int, bundleOrder: Int, ruleIndex: Int, rule: StubRule, bundle: String)] = []
-        for (bundleOrder, bundle) in bundles.enumerated() {
-            for (ruleIndex, rule) in bundle.rules.enumerated() {
-                ordered.append((rule.priority, bundleOrder, ruleIndex, rule, bundle.template))
-            }
-        }
         // Precedence: higher priority, then later-activated bundle, then file order. Total, so stable.
-        ordered.sort {
+        // Positions are sorted, not the rules: moving large values while sorting costs more.
+        var positions: [(priority: Int, bundleOrder: Int, ruleIndex: Int)] = []
+        for (bundleOrder, bundle) in bundles.enumerated() {
+            for (ruleIndex, rule) in bundle.rules.enumerated() { positions.append((rule.priority, bundleOrder, ruleIndex)) }
+        }
+        positions.sort {
             if $0.priority != $1.priority { return $0.priority > $1.priority }
             if $0.bundleOrder != $1.bundleOrder { return $0.bundleOrder > $1.bundleOrder }
             return $0.ruleIndex < $1.ruleIndex
         }
-        entries = ordered.enumerated().map {
-            Entry(rank: $0.offset, rule: $0.element.rule, bundle: $0.element.bundle, key: RuleKey(bundleOrder: $0.element.bundleOrder, ruleIndex: $0.element.ruleIndex))
+        entries = positions.enumerated().map { rank, position in
+            Entry(rank: rank, rule: bundles[position.bundleOrder].rules[position.ruleIndex], bundle: bundles[position.bundleOrder].template,
+                  key: RuleKey(bundleOrder: position.bundleOrder, ruleIndex: position.ruleIndex))
         }
         hasStatefulRules = entries.contains { $0.rule.isStateful }
         let paths = PathTrie()
