@@ -17,11 +17,16 @@ extension RegexNode {
 /// Walks a ``RegexNode`` gathering the runs of literal scalars that every match passes through.
 private struct LiteralCollector {
     var literals: [String] = []
-    private var run = String.UnicodeScalarView()
+    /// Scalars gathered in an array and turned into a string once per run: appending to a string's
+    /// scalar view one scalar at a time cost more than parsing the pattern.
+    private var run: [Unicode.Scalar] = []
 
     mutating func flush() {
-        if !run.isEmpty { literals.append(String(run)) }
-        run = String.UnicodeScalarView()
+        guard !run.isEmpty else { return }
+        var literal = ""
+        literal.unicodeScalars.append(contentsOf: run)
+        literals.append(literal)
+        run.removeAll(keepingCapacity: true)
     }
 
     mutating func visit(_ node: RegexNode) {
