@@ -9,22 +9,29 @@
 ///
 /// Immutable once built, so `Sendable`.
 struct LiteralSearch: Sendable {
-    /// Per node, its outgoing edges sit at `edgeStart[node] ..< edgeStart[node + 1]` of
-    /// `edgeBytes`/`edgeTargets`, sorted by byte. Most nodes have one edge, so a scan is cheapest.
-    private let edgeStart: [Int32]
-    private let edgeBytes: [UInt8]
-    private let edgeTargets: [Int32]
+    /// One node of the automaton, its fields side by side so a step touches one cache line.
+    private struct Node {
+        /// Its outgoing edges are `edges[edgeStart ..< edgeEnd]`, sorted by byte.
+        var edgeStart: Int32 = 0
+        var edgeEnd: Int32 = 0
+        /// The longest proper suffix of the node's string that is also a prefix of some literal.
+        var failure: Int32 = 0
+        /// The nearest node on the failure chain (itself excluded) whose values are not empty, or -1.
+        var outputLink: Int32 = -1
+        /// The values of literals ending here are `values[valueStart ..< valueEnd]`.
+        var valueStart: Int32 = 0
+        var valueEnd: Int32 = 0
+    }
+
+    private let nodes: [Node]
+    /// An edge packed as target << 8 | byte: most nodes have one, so a scan is cheapest.
+    private let edges: [UInt32]
     /// The root's edges as a full table (0: stay at the root), so the busiest node needs no scan.
     private let rootTable: [Int32]
-    /// The longest proper suffix of the node's string that is also a prefix of some literal.
-    private let failure: [Int32]
-    /// Values of literals that end at this node.
-    private let values: [[Int]]
-    /// The nearest node on the failure chain (itself excluded) whose `values` are not empty, or -1.
-    private let outputLink: [Int32]
+    private let values: [Int]
 
     /// Whether there is no literal to look for.
-    var isEmpty: Bool { values.count <= 1 && (values.first?.isEmpty ?? true) }
+    var isEmpty: Bool { values.isEmpty }
 
     /// Builds the automaton. Empty literals are ignored (the owner must treat such values otherwise).
     init(_ literals: [(literal: String, value: Int)]) {
@@ -47,31 +54,29 @@ struct LiteralSearch: Sendable {
         }
         let count = children.count
 
-        // 2. Flat, sorted edges.
-        var edgeStart = [Int32](repeating: 0, count: count + 1)
-        var edgeBytes: [UInt8] = []
-        var edgeTargets: [Int32] = []
+        // 2. Flat, sorted edges and values.
+        var nodes = [Node](repeating: Node(), count: count)
+        var edges: [UInt32] = []
+        var values: [Int] = []
         for node in 0..<count {
-            edgeStart[node] = Int32(edgeBytes.count)
-            for (byte, target) in children[node].sorted(by: { $0.key < $1.key }) {
-                edgeBytes.append(byte)
-                edgeTargets.append(target)
-            }
+            nodes[node].edgeStart = Int32(edges.count)
+            for (byte, target) in children[node].sorted(by: { $0.key < $1.key }) { edges.append(UInt32(target) << 8 | UInt32(byte)) }
+            nodes[node].edgeEnd = Int32(edges.count)
+            nodes[node].valueStart = Int32(values.count)
+            values += nodeValues[node]
+            nodes[node].valueEnd = Int32(values.count)
         }
-        edgeStart[count] = Int32(edgeBytes.count)
         var rootTable = [Int32](repeating: 0, count: 256)
         for (byte, target) in children[0] { rootTable[Int(byte)] = target }
 
         // 3. Failure and output links, breadth first so a node's failure is done before its children.
-        var failure = [Int32](repeating: 0, count: count)
-        var outputLink = [Int32](repeating: -1, count: count)
         var queue: [Int32] = children[0].values.sorted()
         var head = 0
         while head < queue.count {
             let node = Int(queue[head])
             head += 1
             for (byte, target) in children[node] {
-                var fallback = Int(failure[node])
+                var fallback = Int(nodes[node].failure)
                 var next: Int32 = 0
                 while true {
                     if let candidate = children[fallback][byte], Int(candidate) != Int(target) {
@@ -79,20 +84,17 @@ struct LiteralSearch: Sendable {
                         break
                     }
                     if fallback == 0 { break }
-                    fallback = Int(failure[fallback])
+                    fallback = Int(nodes[fallback].failure)
                 }
-                failure[Int(target)] = next
-                outputLink[Int(target)] = nodeValues[Int(next)].isEmpty ? outputLink[Int(next)] : next
+                nodes[Int(target)].failure = next
+                nodes[Int(target)].outputLink = nodeValues[Int(next)].isEmpty ? nodes[Int(next)].outputLink : next
                 queue.append(target)
             }
         }
-        self.edgeStart = edgeStart
-        self.edgeBytes = edgeBytes
-        self.edgeTargets = edgeTargets
+        self.nodes = nodes
+        self.edges = edges
         self.rootTable = rootTable
-        self.failure = failure
-        self.values = nodeValues
-        self.outputLink = outputLink
+        self.values = values
     }
 
     /// Calls `found` with the value of every literal that occurs in `text`, once per occurrence, in
@@ -101,28 +103,27 @@ struct LiteralSearch: Sendable {
         guard !isEmpty else { return }
         var text = text
         text.withUTF8 { bytes in
-            var node = 0
-            for byte in bytes {
-                node = step(from: node, byte)
-                var output = values[node].isEmpty ? Int(outputLink[node]) : node
-                while output >= 0 {
-                    for value in values[output] { found(value) }
-                    output = Int(outputLink[output])
+            nodes.withUnsafeBufferPointer { nodes in
+                var node = 0
+                for byte in bytes {
+                    node = step(nodes, from: node, byte)
+                    var output = nodes[node].valueStart < nodes[node].valueEnd ? node : Int(nodes[node].outputLink)
+                    while output >= 0 {
+                        for i in Int(nodes[output].valueStart)..<Int(nodes[output].valueEnd) { found(values[i]) }
+                        output = Int(nodes[output].outputLink)
+                    }
                 }
             }
         }
     }
 
-    private func step(from start: Int, _ byte: UInt8) -> Int {
+    private func step(_ nodes: UnsafeBufferPointer<Node>, from start: Int, _ byte: UInt8) -> Int {
         var node = start
         while node != 0 {
-            let end = Int(edgeStart[node + 1])
-            var i = Int(edgeStart[node])
-            while i < end {
-                if edgeBytes[i] == byte { return Int(edgeTargets[i]) }
-                i += 1
+            for i in Int(nodes[node].edgeStart)..<Int(nodes[node].edgeEnd) where UInt8(truncatingIfNeeded: edges[i]) == byte {
+                return Int(edges[i] >> 8)
             }
-            node = Int(failure[node])
+            node = Int(nodes[node].failure)
         }
         return Int(rootTable[Int(byte)])
     }
