@@ -17,7 +17,7 @@ var quick = false
 var outputPath = "docs/benchmarks.json"
 var profileLoad: (rules: Int, times: Int)? = nil
 var profileE2E = false
-var adversarial = false
+var adversarial = false, shapesOnly = false
 var liveJournal = false
 var args = Array(CommandLine.arguments.dropFirst())
 while let arg = args.first {
@@ -31,6 +31,7 @@ while let arg = args.first {
     case "--live-journal":
         // Only the wake-up latency of a test runner's wait on the live journal (LiveJournalBenchmarks.swift).
         liveJournal = true
+    case "--shapes": shapesOnly = true // the rule shapes of issue 11 alone (ShapeBenchmarks.swift)
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
     case "--write-har":
         // A generated HAR of N entries for timing `stubkit import` (HARBenchmarkInput.swift).
@@ -150,6 +151,11 @@ if adversarial {
     exit(try runAdversarialBenchmarks(quick: quick, work: work) ? 0 : 1)
 }
 
+if shapesOnly {
+    for (name, met, detail) in try runShapeBenchmarks(quick: quick, work: work) { print("  [\(met ? "met" : "NOT met")] \(name): \(detail)") }
+    exit(0)
+}
+
 if profileE2E {
     let folder = try makeBundle("profile-e2e", rules: 1_000, plist: false)
     let engine = StubEngine()
@@ -219,6 +225,8 @@ let dictionaryLookup = measure("Dictionary lookup by path string (10,000 keys)",
     precondition(table[probeURL.path] != nil)
 }
 record(dictionaryLookup)
+
+let shapeTargets = try runShapeBenchmarks(quick: quick, work: work)
 
 // MARK: End to end through URLSession
 
@@ -371,6 +379,7 @@ let missRatio = matchMedians["miss 10000"]! / matchMedians["miss 10"]!
 var targets: [(String, Bool, String)] = []
 targets.append(("matching with 10,000 rules within 2x of 10 rules", match10k <= 2 * match10 && missRatio <= 2,
                 String(format: "hit-last %.2f vs %.2f µs (%.2fx); miss %.2fx", match10k, match10, match10k / match10, missRatio)))
+targets += shapeTargets
 targets.append(("matching within 10x a Dictionary lookup by path", match10k <= 10 * dictionaryLookup.medianMicros,
                 String(format: "%.2f µs vs %.2f µs (%.1fx)", match10k, dictionaryLookup.medianMicros, match10k / dictionaryLookup.medianMicros)))
 let worstLoad = loadRatios.max { $0.value < $1.value }!

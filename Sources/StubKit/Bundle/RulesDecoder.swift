@@ -206,6 +206,14 @@ struct RulesDecoder {
             report(.conflictingKeys, at: key.keyPosition, keyPath: "\(keyPath).\(key.key)", "'path' and '\(key.key)' cannot be used together",
                    fix: "keep one of them")
         }
+        // A URL expression without a literal to look for costs a run on every request (SK080
+        // already says so, and more, for expressions outside the linear-time subset).
+        if request.path == nil, let pattern = request.urlPattern, pattern.isLinear, pattern.indexLiterals.isEmpty,
+           let key = entries.first(where: { $0.key == "urlRegex" || $0.key == "matching_url" }) {
+            report(.alwaysCheckedRegex, at: key.value.position, keyPath: "\(keyPath).\(key.key)",
+                   "regular expression '\(pattern.pattern)' has no literal text the index can look for in a URL, so it is checked on every request",
+                   fix: "include a literal part of the URL such as '/users/' or 'api\\.example\\.com', or use a 'path' pattern")
+        }
         checkBodySources(bodySources, error: response.error, keyPath: keyPath)
 
         // Scenarios: whenState and setState need a scenario to belong to.

@@ -71,6 +71,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
     // MARK: Matching cost
     public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
+    public static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
 
     public static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle, .wideEncoding,
@@ -79,6 +80,6 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
         .invalidHeader, .delayTooLong,
-        .backtrackingRegex,
+        .backtrackingRegex, .alwaysCheckedRegex,
     ]
 }

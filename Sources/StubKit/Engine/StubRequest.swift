@@ -11,7 +11,12 @@ public struct StubRequest: Sendable {
     /// Header names lower-cased; values as sent.
     public var headers: [String: String]
     /// The body, when the URL loading system handed one over (see the README on upload tasks).
-    public var body: Data?
+    public var body: Data? {
+        didSet { bodyCache = body.map { _ in RequestBodyCache() } }
+    }
+    /// The body decoded on first use and shared by every copy of this request, so however many
+    /// body conditions the rules have, the body is decoded at most once per request.
+    private var bodyCache: RequestBodyCache?
     /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
     public var bodyPending: Bool = false
@@ -32,6 +37,7 @@ public struct StubRequest: Sendable {
         for (name, value) in headers { lowered[name.lowercased()] = value }
         self.headers = lowered
         self.body = body
+        self.bodyCache = body.map { _ in RequestBodyCache() }
         // Read straight from the URL: URLComponents would parse the whole string again, on every request.
         self.scheme = (url.scheme ?? "").lowercased()
         self.host = (url.host ?? "").lowercased()
@@ -54,11 +60,49 @@ public struct StubRequest: Sendable {
         self.bodyPending = bodyPending && self.body == nil
     }
 
+    /// The body as UTF-8 text (invalid bytes replaced), decoded once; `nil` without a body.
+    var bodyText: String? {
+        guard let body, let bodyCache else { return nil }
+        return bodyCache.text(of: body)
+    }
+
+    /// The body parsed as JSON, once; `nil` without a body or when it is not JSON.
+    var bodyJSON: JSONValue? {
+        guard let body, let bodyCache else { return nil }
+        return bodyCache.json(of: body)
+    }
+
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
 
     public func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
+    }
+}
+
+/// What a request's body decodes to, computed on first use. A reference, so copies of a
+/// ``StubRequest`` share it; behind a lock, since a request is `Sendable`.
+final class RequestBodyCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text: String?
+    private var json: JSONValue??
+
+    func text(of body: Data) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let text { return text }
+        let decoded = String(decoding: body, as: UTF8.self)
+        text = decoded
+        return decoded
+    }
+
+    func json(of body: Data) -> JSONValue? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let json { return json }
+        let parsed = JSONValue(parsing: body)
+        json = .some(parsed)
+        return parsed
     }
 }

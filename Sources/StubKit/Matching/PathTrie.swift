@@ -86,6 +86,18 @@ final class PathTrie: @unchecked Sendable {
         node.values.append(value)
     }
 
+    /// Replaces the values of each node, all at once: how an owner turns the values that share a
+    /// node into one group (the rule index makes each node's ranks one bucket).
+    func replaceValues(_ transform: ([Int]) -> [Int]) {
+        var stack = [root]
+        while let node = stack.popLast() {
+            if !node.values.isEmpty { node.values = transform(node.values) }
+            stack += node.literal.values
+            if let single = node.single { stack.append(single) }
+            if let globstar = node.globstar { stack.append(globstar) }
+        }
+    }
+
     /// Adds the values of every pattern that may match these path segments.
     func collect(matching segments: ArraySlice<Substring>, into result: inout [Int]) {
         var walked = Walked(base: segments.startIndex, positions: segments.count + 1)

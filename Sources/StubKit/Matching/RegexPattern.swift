@@ -22,10 +22,16 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     }
 
     public let pattern: String
-    private let expression: NSRegularExpression
+    /// Compiled only for patterns outside the subset (`program` is `nil`), which it answers under a budget.
+    private let expression: NSRegularExpression?
     /// `nil` when the pattern lies outside the subset; then `expression` answers under a budget.
     private let program: RegexProgram?
     private let node: RegexNode?
+    /// The required literals worth looking for in a URL before running the expression: those of at
+    /// least two bytes that are not part of every URL's start (`//`, `://`, `https`). Computed once,
+    /// at load time. Empty means the expression must run on every request: the rule index keeps such
+    /// rules on a list checked always, and `stublint` notes them (SK081).
+    public let indexLiterals: [String]
     /// Why the pattern needs the backtracking engine (for `stublint`), when it does.
     public let backtrackingReason: String?
 
@@ -33,11 +39,12 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     public static let defaultBudget: Duration = .milliseconds(100)
 
     /// Compiles `pattern`; throws the error `NSRegularExpression` gives for invalid syntax.
+    ///
+    /// `NSRegularExpression` compiles only patterns outside the subset: it was most of the cost of
+    /// loading many legacy rules, and a pattern the subset parser accepts is one it accepts too
+    /// (`RegexValidityTests` checks that on a generated corpus), so invalid syntax is still refused.
     public init(_ pattern: String) throws {
         self.pattern = pattern
-        // Always compiled: invalid syntax is reported exactly as before, and the subset parser only
-        // ever sees valid patterns.
-        self.expression = try NSRegularExpression(pattern: pattern, options: [])
         var reason: String?
         do {
             let node = try RegexParser.parse(pattern)
@@ -54,7 +61,9 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
             self.node = nil
             reason = error.construct
         }
+        self.expression = program == nil ? try NSRegularExpression(pattern: pattern, options: []) : nil
         self.backtrackingReason = reason
+        self.indexLiterals = node?.requiredLiterals.filter(Self.isSelective) ?? []
     }
 
     /// Whether the pattern runs on the linear-time engine (and so can never run over budget).
@@ -63,6 +72,18 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// Literal strings every match contains (see ``RegexNode/requiredLiterals``); empty when there is
     /// none, or when the pattern lies outside the subset.
     public var requiredLiterals: [String] { node?.requiredLiterals ?? [] }
+
+    /// Whether finding `literal` in a URL says anything: not a piece of every URL's scheme part.
+    static func isSelective(_ literal: String) -> Bool {
+        // Bytes, not `String.contains`: Foundation's version costs a locale-aware search per rule.
+        let bytes = Array(literal.utf8)
+        return bytes.count >= 2 && !["https://", "http://"].contains { occurs(bytes, in: Array($0.utf8)) }
+    }
+
+    private static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
 
     /// Whether the expression matches anywhere in `text` (unanchored, as `matching_url` always was).
     /// A match over budget counts as no match; use ``evaluate(_:budget:)`` to tell them apart.
@@ -81,6 +102,7 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// `NSRegularExpression` with progress reports, stopped once the budget is spent. Also a miss
     /// when ICU gives up on its own (its backtracking stack limit), which it reports as no match.
     private func evaluateWithBudget(_ text: String, budget: Duration) -> Outcome {
+        guard let expression else { return .noMatch }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: budget)
         var outcome = Outcome.noMatch

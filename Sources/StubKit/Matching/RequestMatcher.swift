@@ -92,7 +92,7 @@ enum RequestMatcher {
         }
         // A body still in its stream is decided once it is read (see StubRequest.bodyPending).
         for matcher in conditions.body where !request.bodyPending {
-            if let failure = matcher.failure(for: request.body) {
+            if let failure = matcher.failure(for: request) {
                 guard report(Mismatch(field: "body", expected: matcher.description, actual: bodyPreview(request.body), detail: failure)) else { return }
             }
         }

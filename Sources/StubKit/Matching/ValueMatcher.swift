@@ -69,27 +69,28 @@ public enum BodyMatcher: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Why the body fails this condition, or `nil` when it meets it.
-    func failure(for body: Data?) -> String? {
-        guard let body else {
+    /// Why the request's body fails this condition, or `nil` when it meets it. The body's text and
+    /// JSON come from the request, decoded at most once however many conditions ask.
+    func failure(for request: StubRequest) -> String? {
+        guard let text = request.bodyText else {
             return "the request has no body (upload tasks on Linux hand StubKit none)"
         }
         switch self {
-        case .equals(let text):
-            return String(decoding: body, as: UTF8.self) == text ? nil : "the body differs"
-        case .contains(let text):
-            return String(decoding: body, as: UTF8.self).contains(text) ? nil : "the body does not contain it"
+        case .equals(let expected):
+            return text == expected ? nil : "the body differs"
+        case .contains(let part):
+            return text.contains(part) ? nil : "the body does not contain it"
         case .matches(let regex):
-            switch regex.evaluate(String(decoding: body, as: UTF8.self)) {
+            switch regex.evaluate(text) {
             case .match: return nil
             case .noMatch: return "the body does not match"
             case .overBudget: return Mismatch.regexOverBudget
             }
         case .equalsJSON(let expected):
-            guard let actual = JSONValue(parsing: body) else { return "the body is not valid JSON" }
+            guard let actual = request.bodyJSON else { return "the body is not valid JSON" }
             return actual == expected ? nil : "the JSON differs"
         case .containsJSON(let expected):
-            guard let actual = JSONValue(parsing: body) else { return "the body is not valid JSON" }
+            guard let actual = request.bodyJSON else { return "the body is not valid JSON" }
             return actual.contains(expected) ? nil : "the JSON lacks some of the fields or values"
         }
     }

@@ -17,17 +17,20 @@ extension RegexNode {
 /// Walks a ``RegexNode`` gathering the runs of literal scalars that every match passes through.
 private struct LiteralCollector {
     var literals: [String] = []
-    private var run = String.UnicodeScalarView()
+    /// The run's UTF-8 bytes, turned into a string once per run: appending to a string one scalar at
+    /// a time cost more than parsing the pattern.
+    private var run: [UInt8] = []
 
     mutating func flush() {
-        if !run.isEmpty { literals.append(String(run)) }
-        run = String.UnicodeScalarView()
+        guard !run.isEmpty else { return }
+        literals.append(String(decoding: run, as: UTF8.self))
+        run.removeAll(keepingCapacity: true)
     }
 
     mutating func visit(_ node: RegexNode) {
         switch node {
         case .scalar(let scalar):
-            run.append(scalar)
+            if scalar.isASCII { run.append(UInt8(scalar.value)) } else { UTF8.encode(scalar) { run.append($0) } }
         case .textStart, .textEnd, .empty:
             // Zero-width: the scalars on either side are still adjacent in every match.
             break

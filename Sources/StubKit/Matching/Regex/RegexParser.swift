@@ -181,6 +181,8 @@ struct RegexParser {
             set.negated = true
         }
         if peek == "]" { throw Unsupported(construct: "']' first in a class") }
+        // ICU reads `[:` as the start of a POSIX-style class (`[:alpha:]`), and refuses most of them.
+        if peek == ":" { throw Unsupported(construct: "a POSIX-style class '[:…:]'") }
         var first = true
         while true {
             guard let scalar = take() else { throw Unsupported(construct: "'[' without ']'") }
@@ -206,11 +208,13 @@ struct RegexParser {
             // A range `a-z`; a `-` before `]` is a literal and is read on the next turn.
             if peek == "-", index + 1 < scalars.count, scalars[index + 1] != "]" {
                 index += 1
+                // ICU refuses ranges at `&` (its set-operator character), so the subset does too.
+                if low == 0x26 { throw Unsupported(construct: "a range from '&'") }
                 guard let end = take(), end != "\\", end != "[" else { throw Unsupported(construct: "an escaped range end") }
+                if end == "&" { throw Unsupported(construct: "a range to '&'") }
                 guard end.value >= low else { throw Unsupported(construct: "a reversed range") }
-                // ICU reads `x--` as a set difference, and `&&` as an intersection even when the first
-                // `&` ends a range.
-                if end == "-" || (end == "&" && peek == "&") { throw Unsupported(construct: "a set operator after a range") }
+                // ICU reads `x--` as a set difference even when the first `-` ends a range.
+                if end == "-" { throw Unsupported(construct: "a set operator after a range") }
                 set.ranges.append(low...end.value)
             } else {
                 set.ranges.append(low...low)

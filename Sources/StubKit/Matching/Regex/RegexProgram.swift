@@ -29,12 +29,24 @@ struct RegexProgram: Sendable {
     struct TooLarge: Error {}
 
     init(_ node: RegexNode) throws(TooLarge) {
+        let node = Self.searchCore(node)
         var builder = Builder()
         try builder.emit(node)
         builder.append(.match)
         instructions = builder.code
         sets = builder.sets
         anchoredAtStart = Self.startsWithAnchor(node)
+    }
+
+    /// The part of a top-level concatenation that decides "is there a match anywhere": a leading or
+    /// trailing repetition that may occur zero times (`.*` in `.*/recommendations$`) matches the empty
+    /// string wherever the rest matches, so dropping it keeps every answer and spares the VM a thread
+    /// per position.
+    static func searchCore(_ node: RegexNode) -> RegexNode {
+        guard case .concatenation(var items) = node else { return node }
+        while let first = items.first, case .repetition(_, let min, _) = first, min == 0 { items.removeFirst() }
+        while let last = items.last, case .repetition(_, let min, _) = last, min == 0 { items.removeLast() }
+        return .concatenation(items)
     }
 
     private static func startsWithAnchor(_ node: RegexNode) -> Bool {

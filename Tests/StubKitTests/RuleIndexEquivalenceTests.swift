@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+/// The rule index (path tree, discriminators, literal prefilter of regular expressions) gives the
+/// answer a plain scan of every rule in precedence order gives, on generated bundles and requests
+/// whose values collide often, with patterns the literal analysis understands and patterns it does
+/// not (look-around, back-references, flags, invalid ones).
+struct RuleIndexEquivalenceTests {
+    static let seed: UInt64 = 0x5EED_1D3E
+
+    static let words = ["a", "b", "api", "users", "v1", "graphql", "7", "ab"]
+    static let regexPieces = [
+        "a", "b", "api", "users/", "v1", "graphql", "/7", "h\\.example", "h.example", "\\?page=2", "?", "page=2", "q=1",
+        ".*", "\\d+", "[ab]", "(a|b)", "(api|users)", "(?=a)", "(a)\\1", "\\b", "a?", "(ab)+", ".", "\\.", "x{2}", "(?i)API",
+        "[^/]+", "/", "https://", "(", "b{1,2}", "s?",
+    ]
+
+    static func randomPattern(_ rng: inout SeededGenerator) -> RegexPattern? {
+        var text = rng.below(3) == 0 ? "^" : ""
+        if text == "^", rng.below(2) == 0 { text += "https://h\\.example/" }
+        for _ in 0..<(1 + rng.below(4)) { text += regexPieces[rng.below(regexPieces.count)] }
+        if rng.below(3) == 0 { text += "$" }
+        return try? RegexPattern(text)
+    }
+
+    static func randomRule(_ i: Int, _ rng: inout SeededGenerator) -> StubRule {
+        var request = RequestConditions()
+        if rng.below(4) == 0, let pattern = randomPattern(&rng) {
+            request.urlPattern = pattern
+            if rng.below(8) == 0 { request.path = PathPattern(components: [.globstar]) }
+        } else {
+            // Few shapes, so many rules share a node of the tree and discriminators form.
+            let shapes: [[PathPattern.Component]] = [
+                [.literal("graphql")], [.literal("users"), .parameter("id")], [.literal("api"), .literal("v1"), .wildcard],
+                [.literal("a")], [.globstar, .literal("b")], [.literal(words[rng.below(words.count)]), .parameter("x")],
+            ]
+            request.path = PathPattern(components: shapes[rng.below(shapes.count)])
+        }
+        if rng.below(5) == 0 { request.methods = [["GET"], ["POST"], ["GET", "POST"]][rng.below(3)] }
+        if rng.below(8) == 0 { request.host = ["h.example", "k"][rng.below(2)] }
+        if rng.below(2) == 0 {
+            request.query["q"] = [.equals("1"), .equals("2"), .equals("3"), .present, .absent, .matches(try! RegexPattern("^[12]$"))][rng.below(6)]
+        }
+        if rng.below(4) == 0 { request.query["page"] = [.equals("2"), .equals("1")][rng.below(2)] }
+        if rng.below(3) == 0 {
+            request.headers[["X-Op", "x-op", "X-OP"][rng.below(3)]] = [.equals("A"), .equals("B"), .present, .absent][rng.below(4)]
+        }
+        if rng.below(2) == 0 {
+            let operation: JSONValue = [.string("A"), .string("B"), .string("C"), .number(1), .null, .bool(true)][rng.below(6)]
+            switch rng.below(5) {
+            case 0: request.body = [.containsJSON(.object(["operationName": operation]))]
+            case 1: request.body = [.containsJSON(.object(["operationName": operation, "variables": .object(["id": .number(7)])]))]
+            case 2: request.body = [.equalsJSON(.object(["operationName": operation]))]
+            case 3: request.body = [.contains("\"A\""), .containsJSON(.object(["operationName": operation]))]
+            default: request.body = [.containsJSON(.object(["variables": .object(["id": .number(Double(rng.below(2) + 6))])]))]
+            }
+        }
+        let source = RuleSource(file: "gen.json", position: SourcePosition(line: i + 1, column: 3), index: i, keyPath: "[\(i)]")
+        return StubRule(source: source, request: request, response: StubResponse(), priority: [0, 0, 0, 1, -1][rng.below(5)])
+    }
+
+    static func randomRequest(_ rng: inout SeededGenerator) -> StubRequest {
+        let host = ["h.example", "k", "H.example"][rng.below(3)]
+        let path = (0..<rng.below(4)).map { _ in words[rng.below(words.count)] }.joined(separator: "/")
+        let query = ["", "?q=1", "?q=2", "?q=3&page=2", "?page=2", "?page=1&q=1", "?q=", "?q=2&q=1"][rng.below(8)]
+        var headers: [String: String] = [:]
+        if rng.below(2) == 0 { headers[["X-Op", "x-op"][rng.below(2)]] = ["A", "B", "C"][rng.below(3)] }
+        let bodies: [String?] = [nil, #"{"operationName":"A"}"#, #"{"operationName": "B", "variables": {"id": 7}}"#,
+                                 #"{"operationName":"C","variables":{"id":6}}"#, #"{"operationName":1.0}"#, #"{"operationName":null}"#,
+                                 #"{"operationName":true}"#, "not json", #"["operationName"]"#, #"{"variables":{"id":7}}"#]
+        let body = bodies[rng.below(bodies.count)].map { Data($0.utf8) }
+        var request = StubRequest(method: ["GET", "POST"][rng.below(2)], url: URL(string: "https://\(host)/\(path)\(query)")!,
+                                  headers: headers, body: body)
+        if body == nil, rng.below(4) == 0 { request.bodyPending = true }
+        return request
+    }
+
+    /// Every rule in precedence order (higher priority, later bundle, file order), checked one by one.
+    static func linearMatch(_ bundles: [StubBundle], _ request: StubRequest) -> RuleIndex.RuleKey? {
+        var all: [(priority: Int, key: RuleIndex.RuleKey, rule: StubRule)] = []
+        for (b, bundle) in bundles.enumerated() {
+            for (r, rule) in bundle.rules.enumerated() { all.append((rule.priority, RuleIndex.RuleKey(bundleOrder: b, ruleIndex: r), rule)) }
+        }
+        all.sort { ($1.priority, $1.key.bundleOrder, $0.key.ruleIndex) < ($0.priority, $0.key.bundleOrder, $1.key.ruleIndex) }
+        return all.first { RequestMatcher.matches($0.rule.request, request) }?.key
+    }
+
+    @Test("the indexed matcher answers exactly as a linear scan, precedence included", arguments: 0..<4)
+    func sameAsLinearScan(_ round: Int) {
+        let seed = Self.seed &+ UInt64(round)
+        print("RuleIndexEquivalenceTests.sameAsLinearScan seed \(seed)")
+        var rng = SeededGenerator(seed: seed)
+        var next = 0
+        let bundles = (0..<3).map { b in
+            StubBundle(template: "b\(b)", folder: URL(fileURLWithPath: "/b\(b)"), rulesFile: nil, rules: (0..<(60 + rng.below(120))).map { _ in
+                next += 1
+                return Self.randomRule(next, &rng)
+            })
+        }
+        let index = RuleIndex(bundles: bundles)
+        var hits = 0
+        for _ in 0..<300 {
+            let request = Self.randomRequest(&rng)
+            let expected = Self.linearMatch(bundles, request)
+            let actual = index.lookup(for: request).entry?.key
+            #expect(actual == expected, "seed \(seed): \(request.method) \(request.url) \(request.headers) body \(request.body.map { String(decoding: $0, as: UTF8.self) } ?? (request.bodyPending ? "pending" : "none"))")
+            if expected != nil { hits += 1 }
+        }
+        #expect(hits > 80, "the corpus should exercise hits as well as misses")
+        #expect(!index.alwaysChecked.isEmpty, "the corpus should hold patterns without a usable literal")
+    }
+
+    @Test("the literal search finds every occurrence of every literal, overlapping ones included")
+    func literalSearchFindsAll() {
+        let literals = ["he", "she", "his", "hers", "e", "/v1/", "v1/users", "é", "ab", "abab"]
+        let search = LiteralSearch(literals.enumerated().map { ($0.element, $0.offset) })
+        for text in ["ushers", "https://h/v1/users/7", "ahishers", "café/ababab", "", "zzz"] {
+            var found: [Int] = []
+            search.forEachMatch(in: text) { found.append($0) }
+            let expected = literals.enumerated().flatMap { i, literal in
+                Array(repeating: i, count: Self.occurrences(of: Array(literal.utf8), in: Array(text.utf8)))
+            }
+            #expect(found.sorted() == expected.sorted(), "in '\(text)'")
+        }
+    }
+
+    private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
+        guard needle.count <= haystack.count else { return 0 }
+        return (0...(haystack.count - needle.count)).filter { Array(haystack[$0..<($0 + needle.count)]) == needle }.count
+    }
+}

@@ -1,0 +1,135 @@
+// The rule shapes of issue 11, at 10, 1,000 and 10,000 rules: what real bundles hold besides distinct
+// literal paths. Each bundle is a rules file loaded as an app would load it; each figure is
+// `StubEngine.match` for requests that hit the last rules of the file (the worst place for a scan).
+//
+//   swift build -c release --product stubbench && .build/release/stubbench --shapes
+import Foundation
+import StubKit
+
+/// One rule shape: the rule written for index `i`, and a request that only rule `i` answers.
+struct RuleShape: Sendable {
+    let name: String
+    let rule: @Sendable (Int) -> String
+    let request: @Sendable (Int) -> StubRequest
+
+    /// Requests for the last `count` rules of a bundle of `size` rules.
+    func lastRequests(_ size: Int, count: Int) -> [StubRequest] {
+        (max(0, size - count)..<size).map(request)
+    }
+}
+
+private let host = "https://api.example.com"
+
+/// Legacy `matching_url` expressions of the kinds real bundles hold, in turn: anchored, unanchored
+/// with unescaped dots, a leading `.*`, and an escaped `?`.
+private func legacyRegex(_ i: Int) -> (pattern: String, url: String) {
+    switch i % 4 {
+    case 0: return (#"^https://api\\.example\\.com/v1/items\#(i)/\\d+$"#, "\(host)/v1/items\(i)/42")
+    case 1: return ("api.example.com/v1/sign_up\(i)/", "\(host)/v1/sign_up\(i)/start")
+    case 2: return (".*/recommendations\(i)$", "\(host)/v2/home/recommendations\(i)")
+    default: return (#"/v1/search\#(i)\\?page=2"#, "\(host)/v1/search\(i)?page=2&sort=new")
+    }
+}
+
+let ruleShapes: [RuleShape] = [
+    RuleShape(name: "distinct literal paths /api/v1/resourceN/{id}",
+              rule: { #"{ "path": "/api/v1/resource\#($0)/{id}", "body": "\#($0)" }"# },
+              request: { StubRequest(url: URL(string: "\(host)/api/v1/resource\($0)/42")!) }),
+    RuleShape(name: "one path /users/{id}, told apart by a query item",
+              rule: { #"{ "path": "/users/{id}", "query": { "variant": "v\#($0)" }, "body": "\#($0)" }"# },
+              request: { StubRequest(url: URL(string: "\(host)/users/7?lang=en&variant=v\($0)")!) }),
+    RuleShape(name: "legacy matching_url regexes (4 kinds in turn)",
+              rule: { #"{ "matching_url": "\#(legacyRegex($0).pattern)", "body": "\#($0)" }"# },
+              request: { StubRequest(url: URL(string: legacyRegex($0).url)!) }),
+    RuleShape(name: "one GraphQL path, operations told apart by body field",
+              rule: { #"{ "method": "POST", "path": "/graphql", "requestBody": { "containsJSON": { "operationName": "Op\#($0)" } }, "body": "\#($0)" }"# },
+              request: { StubRequest(method: "POST", url: URL(string: "\(host)/graphql")!, headers: ["Content-Type": "application/json"],
+                                     body: Data(#"{"operationName":"Op\#($0)","variables":{"id":7,"first":20},"query":"query Op\#($0) { node(id: 7) { id } }"}"#.utf8)) }),
+]
+
+/// The shapes above mixed in one bundle, rule `i` taking shape `i % 4`, plus a header-discriminated
+/// variant: a bundle as a big app grows it.
+let mixedShape = RuleShape(
+    name: "realistic mix (all four shapes in one bundle)",
+    rule: { i in ruleShapes[i % ruleShapes.count].rule(i) },
+    request: { i in ruleShapes[i % ruleShapes.count].request(i) })
+
+func shapeRulesJSON(_ shape: RuleShape, count: Int) -> String {
+    "[\n" + (0..<count).map { "  " + shape.rule($0) }.joined(separator: ",\n") + "\n]\n"
+}
+
+/// Measures every shape at 10, 1,000 and 10,000 rules, the regex hit against the literal hit at 10
+/// rules, and loading 10,000 regex rules against Foundation's decode. Returns the targets.
+@MainActor func runShapeBenchmarks(quick: Bool, work: URL) throws -> [(String, Bool, String)] {
+    let sizes = [10, 1_000, 10_000]
+    var medians: [String: [Int: Double]] = [:]
+    var targets: [(String, Bool, String)] = []
+    var smallest: [String: (engine: StubEngine, requests: [StubRequest])] = [:]
+    var largest: [String: (engine: StubEngine, requests: [StubRequest])] = [:]
+    for shape in ruleShapes + [mixedShape] {
+        for size in sizes {
+            let folder = work.appendingPathComponent("shape-\(medians.count)-\(size)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(shapeRulesJSON(shape, count: size).utf8).write(to: folder.appendingPathComponent("stubsRules.json"))
+            let engine = StubEngine()
+            try engine.activate(folder: folder)
+            let requests = shape.lastRequests(size, count: 4)
+            if size == sizes[0] { smallest[shape.name] = (engine, requests) }
+            if size == sizes.last! { largest[shape.name] = (engine, requests) }
+            // Every request is answered by its own rule, checked once before timing.
+            for (offset, request) in requests.enumerated() {
+                let answer = engine.match(request)?.rule.source.index, expected = size - requests.count + offset
+                precondition(answer == expected, "\(shape.name) at \(size): \(request.url) answered by rule \(answer ?? -1), expected \(expected)")
+            }
+            let s = measure("match, \(shape.name): \(size) rules", runs: quick ? 20 : 200, inner: quick ? 25 : 250) {
+                for request in requests { precondition(engine.match(request) != nil) }
+            }
+            let perRequest = Stats(name: s.name, medianMicros: s.medianMicros / Double(requests.count), p99Micros: s.p99Micros / Double(requests.count), runs: s.runs)
+            record(perRequest)
+            medians[shape.name, default: [:]][size] = perRequest.medianMicros
+        }
+        // The target is judged on 10 against 10,000 rules measured interleaved, round by round: the
+        // per-size medians above come from different moments, and a shared machine drifts between them.
+        let (small, large) = (smallest[shape.name]!, largest[shape.name]!)
+        let inner = quick ? 25 : 250
+        _ = measureInterleaved("10", { for _ in 0..<inner { for r in small.requests { precondition(small.engine.match(r) != nil) } } },
+                               "10000", { for _ in 0..<inner { for r in large.requests { precondition(large.engine.match(r) != nil) } } },
+                               runs: quick ? 20 : 200)
+        let row = medians[shape.name]!
+        targets.append(("\(shape.name): 10,000 rules within 2x of 10", pairedRatioMedian <= 2,
+                        String(format: "median of paired per-round ratios %.2fx (medians measured apart: %.2f µs at 10, %.2f at 1,000, %.2f at 10,000)",
+                               pairedRatioMedian, row[10]!, row[1_000]!, row[10_000]!)))
+    }
+    // Regex hits against literal hits at 10 rules, interleaved round by round (the machine's speed
+    // drifts between two separate measures more than the difference being judged).
+    let literal = smallest[ruleShapes[0].name]!, regex = smallest[ruleShapes[2].name]!
+    let inner = quick ? 25 : 250
+    let (literalStats, regexStats) = measureInterleaved(
+        "match, literal-path hit, 10 rules (interleaved)", { for _ in 0..<inner { for r in literal.requests { precondition(literal.engine.match(r) != nil) } } },
+        "match, legacy regex hit, 10 rules (interleaved)", { for _ in 0..<inner { for r in regex.requests { precondition(regex.engine.match(r) != nil) } } },
+        runs: quick ? 20 : 200)
+    let perRequest = Double(inner * literal.requests.count)
+    record(Stats(name: literalStats.name, medianMicros: literalStats.medianMicros / perRequest, p99Micros: literalStats.p99Micros / perRequest, runs: literalStats.runs))
+    record(Stats(name: regexStats.name, medianMicros: regexStats.medianMicros / perRequest, p99Micros: regexStats.p99Micros / perRequest, runs: regexStats.runs))
+    targets.append(("a legacy regex hit within 3x a literal-path hit at 10 rules", pairedRatioMedian <= 3,
+                    String(format: "%.2f µs vs %.2f µs; median of paired per-round ratios %.2fx", regexStats.medianMicros / perRequest,
+                           literalStats.medianMicros / perRequest, pairedRatioMedian)))
+
+    // Loading 10,000 legacy regex rules: the literal analysis must not make loading the bottleneck.
+    let regexFolder = work.appendingPathComponent("shape-load-regex")
+    try FileManager.default.createDirectory(at: regexFolder, withIntermediateDirectories: true)
+    let regexFile = regexFolder.appendingPathComponent("stubsRules.json")
+    try Data(shapeRulesJSON(ruleShapes[2], count: 10_000).utf8).write(to: regexFile)
+    let runs = quick ? 5 : 30
+    let floor = measure("load 10000 regex rules (JSON): Foundation decode only (floor)", runs: runs) {
+        _ = try! JSONSerialization.jsonObject(with: try! Data(contentsOf: regexFile))
+    }
+    let ours = measure("load 10000 regex rules (JSON): StubKit load + validate + analyse", runs: runs) {
+        precondition(BundleLoader().load(folder: regexFolder).bundle.rules.count == 10_000)
+    }
+    record(floor); record(ours)
+    let loadRatio = ours.medianMicros / floor.medianMicros
+    targets.append(("loading 10,000 regex rules within 1.5x the Foundation decode", loadRatio <= 1.5,
+                    String(format: "%.1f ms vs %.1f ms (%.2fx)", ours.medianMicros / 1000, floor.medianMicros / 1000, loadRatio)))
+    return targets
+}
