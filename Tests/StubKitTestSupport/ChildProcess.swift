@@ -16,7 +16,13 @@ public struct ChildProcess {
     }
 
     /// The folder that holds the built executables (next to the test bundle).
+    /// Where the tools the tests start live: `STUBKIT_PRODUCTS_FOLDER` when set (CI's sanitizer passes
+    /// build only the test bundle and point it at the debug build), else beside the test runner, else
+    /// `.build/debug`.
     public static var productsFolder: URL {
+        if let folder = ProcessInfo.processInfo.environment["STUBKIT_PRODUCTS_FOLDER"], !folder.isEmpty {
+            return URL(fileURLWithPath: folder)
+        }
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         if FileManager.default.fileExists(atPath: runner.appendingPathComponent("stubdemo").path) { return runner }
         return PackagePaths.root.appendingPathComponent(".build/debug")

@@ -57,6 +57,8 @@ struct EncodingTests {
         ("UTF-16 LE JSON without a byte order mark", "stubsRules.json", utf16LE(wideText)),
         ("UTF-16 BE JSON with a byte order mark", "stubsRules.json", [0xFE, 0xFF] + utf16BE(wideText)),
         ("UTF-32 LE JSON with a byte order mark", "stubsRules.json", [0xFF, 0xFE, 0, 0] + utf32LE(wideText)),
+        ("UTF-32 LE JSON without a byte order mark", "stubsRules.json", utf32LE(wideText)),
+        ("UTF-32 BE JSON without a byte order mark", "stubsRules.json", utf32LE(wideText).chunked4Reversed),
         ("UTF-16 BE XML plist declaring UTF-16", "stubsRules.plist", [0xFE, 0xFF] + utf16BE(plistText(declaring: "UTF-16"))),
         ("UTF-16 LE XML plist without a declaration", "stubsRules.plist", [0xFF, 0xFE] + utf16LE(plistText(declaring: nil))),
     ]
@@ -116,4 +118,26 @@ struct EncodingTests {
     func badIntegers(text: String) {
         #expect(throws: SourceSyntaxError.self) { try PropertyListSourceParser().parse(Data("<plist><integer>\(text)</integer></plist>".utf8)) }
     }
+}
+
+extension EncodingTests {
+    @Test("a UTF-16 JSON response file is an error (the app would get UTF-16 bytes as JSON), and a UTF-16 template file too")
+    func wideResponseFiles() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("b", ["stubsRules.json": #"""
+            [ { "path": "/a", "response": "a.json" },
+              { "path": "/t", "response": "t.json", "template": true } ]
+            """#])
+        try Data([0xFF, 0xFE] + Self.utf16LE(#"{"a": 1}"#)).write(to: bundle.appendingPathComponent("a.json"))
+        try Data([0xFF, 0xFE] + Self.utf16LE(#"{"t": "{{path.x}}"}"#)).write(to: bundle.appendingPathComponent("t.json"))
+        let diagnostics = BundleLoader(options: .lint).load(folder: bundle).diagnostics
+        #expect(diagnostics.map(\.code).sorted { $0.rawValue < $1.rawValue } == [.invalidJSONResponse, .unknownTemplateField], "\(diagnostics)")
+        #expect(diagnostics.contains { $0.code == .invalidJSONResponse && $0.message.contains("UTF-16 (little-endian)") && $0.file.hasSuffix("a.json") })
+        #expect(diagnostics.contains { $0.code == .unknownTemplateField && $0.message.contains("'t.json' is not UTF-8") })
+    }
+}
+
+private extension Array where Element == UInt8 {
+    /// Each 4-byte group reversed: little-endian UTF-32 to big-endian.
+    var chunked4Reversed: [UInt8] { stride(from: 0, to: count, by: 4).flatMap { self[$0..<Swift.min($0 + 4, count)].reversed() } }
 }

@@ -159,6 +159,13 @@ public struct BundleLoader: Sendable {
             guard case .file(let url) = rule.response.body, MediaType.isJSON(rule.response.effectiveContentType) else { continue }
             guard checked.insert(url.path).inserted else { continue }
             guard let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { continue }
+            // Served as it is: JSON sent over the wire must be UTF-8 (RFC 8259), whatever a rules file may be.
+            if let encoding = TextEncoding.wideEncoding(of: [UInt8](data.prefix(4))) {
+                diagnostics.append(Diagnostic(.invalidJSONResponse, file: display(url), position: SourcePosition(line: 1, column: 1), keyPath: "",
+                                              message: "response file is encoded as \(encoding); the app receives these bytes as JSON, which must be UTF-8 (used by \(rule.source.keyPath))",
+                                              fix: TextEncoding.saveAsUTF8))
+                continue
+            }
             do {
                 _ = try JSONSourceParser().parse(data)
             } catch {

@@ -368,7 +368,15 @@ struct RulesDecoder {
         case .json(let data): bodyText = String(decoding: data, as: UTF8.self); bodyKey = "json"
         case .file(let url):
             bodyKey = "response"
-            if let data = try? Data(contentsOf: url) { bodyText = String(decoding: data, as: UTF8.self) }
+            if let data = try? Data(contentsOf: url) {
+                // A template is text: a file that is not UTF-8 would render as mojibake.
+                if TextEncoding.wideEncoding(of: [UInt8](data.prefix(4))) != nil || TextEncoding.firstInvalidUTF8(in: [UInt8](data)) != nil {
+                    report(.unknownTemplateField, at: position(["response", "json_file"]), keyPath: "\(keyPath).response",
+                           "the template file '\(url.lastPathComponent)' is not UTF-8 text", fix: TextEncoding.saveAsUTF8)
+                    return nil
+                }
+                bodyText = String(decoding: data, as: UTF8.self)
+            }
         case .empty: break
         }
         if let bodyText {

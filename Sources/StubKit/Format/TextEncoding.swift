@@ -73,8 +73,10 @@ enum TextEncoding {
         if bytes.starts(with: [0, 0, 0xFE, 0xFF]) { return "UTF-32 (big-endian)" }
         if bytes.starts(with: [0xFF, 0xFE]) { return "UTF-16 (little-endian)" }
         if bytes.starts(with: [0xFE, 0xFF]) { return "UTF-16 (big-endian)" }
-        // No byte order mark: ASCII text in UTF-16 has a NUL beside every character.
+        // No byte order mark: ASCII text in UTF-32 has three NULs beside every character, in UTF-16 one.
         if bytes.count >= 4 {
+            if bytes[0] != 0 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0 { return "UTF-32 (little-endian, without a byte order mark)" }
+            if bytes[0] == 0 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] != 0 { return "UTF-32 (big-endian, without a byte order mark)" }
             if bytes[0] != 0 && bytes[1] == 0 && bytes[2] != 0 && bytes[3] == 0 { return "UTF-16 (little-endian, without a byte order mark)" }
             if bytes[0] == 0 && bytes[1] != 0 && bytes[2] == 0 && bytes[3] != 0 { return "UTF-16 (big-endian, without a byte order mark)" }
         }
