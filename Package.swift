@@ -42,7 +42,7 @@ let package = Package(
 
         // MARK: Importing and exporting (tools only; apps never link these)
         // zlib, for gzip-declared bodies in HAR files and cassettes.
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Readers of HAR, WireMock, Mocktail and cassettes that write bundles through the bundle writer; the HAR exporter.
         .target(name: "StubKitImport", dependencies: ["StubKit", "CZlib", .product(name: "Yams", package: "Yams")]),
         // `stubkit import|export`: the command line over StubKitImport (room for serve, scaffold, migrate).

@@ -30,4 +30,13 @@ struct RegexFuzzFindingTests {
         #expect(!regex.isLinear, "/\(pattern.debugDescription)/ should be left to NSRegularExpression")
         #expect(regex.matches(text) == RegexEngineTests.foundationMatches(pattern, text))
     }
+
+    @Test("a pattern ICU refuses is refused by RegexPattern too (the subset parser must accept nothing ICU refuses)", arguments: [
+        "(?<a>x)(?<a>y)", "(?<a>x)|(?<a>y)", "(?:){2147483648}", "(){99999999999}", "a{100001}", "a{2,100001}",
+    ])
+    func icuRefusals(_ pattern: String) {
+        let icuAccepts = (try? NSRegularExpression(pattern: pattern, options: [])) != nil
+        let ours = (try? RegexPattern(pattern)) != nil
+        #expect(ours == icuAccepts, "/\(pattern)/: ICU \(icuAccepts ? "accepts" : "refuses"), RegexPattern \(ours ? "accepts" : "refuses")")
+    }
 }

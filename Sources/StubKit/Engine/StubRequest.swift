@@ -15,8 +15,17 @@ public struct StubRequest: Sendable {
         didSet { bodyCache = body.map { _ in RequestBodyCache() } }
     }
     /// The body decoded on first use and shared by every copy of this request, so however many
-    /// body conditions the rules have, the body is decoded at most once per request.
+    /// body conditions the rules have, the body is decoded at most once per match.
     private var bodyCache: RequestBodyCache?
+
+    /// Forgets the decoded text and JSON (decoded again on demand): a request kept for long, as the
+    /// journal keeps it, must not hold a JSON tree many times the size of its body.
+    mutating func dropDecodedBody() {
+        bodyCache = body.map { _ in RequestBodyCache() }
+    }
+
+    /// Whether the body's text or JSON has been decoded and is held (for tests of the above).
+    var holdsDecodedBody: Bool { bodyCache?.isEmpty == false }
     /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
     public var bodyPending: Bool = false
@@ -87,6 +96,12 @@ final class RequestBodyCache: @unchecked Sendable {
     private let lock = NSLock()
     private var text: String?
     private var json: JSONValue??
+
+    var isEmpty: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return text == nil && json == nil
+    }
 
     func text(of body: Data) -> String {
         lock.lock()

@@ -97,6 +97,8 @@ public final class StubJournal: Sendable {
         let toNotify: [@Sendable () -> Void] = state.withLock { state in
             var entry = make(state.nextID)
             state.nextID += 1
+            // The journal's limits count body bytes: the decoded body matching left behind goes.
+            entry.request.dropDecodedBody()
             Self.cut(&entry, to: state.limits.maximumBodySize)
             state.storage.append(entry)
             state.live?.append(.request(entry))

@@ -1,9 +1,9 @@
 /// Parses a regular expression into a ``RegexNode`` when it lies inside the linear-time subset.
 ///
-/// Runs only on patterns `NSRegularExpression` has already compiled, so it never has to explain a
-/// syntax error: anything it does not recognise, or recognises as outside the subset, is
-/// ``Unsupported`` and the caller keeps `NSRegularExpression` (under a budget) for that pattern. Being
-/// strict here costs speed, never correctness.
+/// `RegexPattern` compiles `NSRegularExpression` only for patterns this parser refuses, so the parser
+/// must accept nothing ICU refuses: anything it does not recognise, or that ICU might reject (duplicate
+/// group names, counts over 100,000), is ``Unsupported`` and goes to `NSRegularExpression`, which then
+/// reports the syntax error or matches under a budget. Being strict here costs speed, never correctness.
 struct RegexParser {
     /// The pattern uses something outside the subset; `construct` names it for the lint warning.
     struct Unsupported: Error, Sendable, Hashable {
@@ -12,6 +12,8 @@ struct RegexParser {
 
     private let scalars: [Unicode.Scalar]
     private var index = 0
+    /// Names of `(?<name>…)` groups seen so far: ICU refuses a name used twice.
+    private var groupNames: Set<String> = []
 
     static func parse(_ pattern: String) throws(Unsupported) -> RegexNode {
         var parser = RegexParser(scalars: Array(pattern.unicodeScalars))
@@ -86,22 +88,24 @@ struct RegexParser {
     /// `{m}`, `{m,}` or `{m,n}`.
     private mutating func interval() throws(Unsupported) -> (Int, Int?) {
         index += 1
-        guard let min = number() else { throw Unsupported(construct: "'{' that is not a repetition count") }
+        guard let min = try number() else { throw Unsupported(construct: "'{' that is not a repetition count") }
         var max: Int? = min
         if peek == "," {
             index += 1
-            max = number()
+            max = try number()
         }
         guard take() == "}", max.map({ $0 >= min }) ?? true else { throw Unsupported(construct: "'{' that is not a repetition count") }
         return (min, max)
     }
 
-    private mutating func number() -> Int? {
+    private mutating func number() throws(Unsupported) -> Int? {
         var value: Int?
         while let next = peek, (0x30...0x39).contains(next.value) {
             index += 1
-            value = min((value ?? 0) * 10 + Int(next.value - 0x30), 100_000)
+            value = min((value ?? 0) * 10 + Int(next.value - 0x30), 100_001)
         }
+        // ICU refuses counts past its own limits; beyond this one it answers (or refuses) instead.
+        if let value, value > 100_000 { throw Unsupported(construct: "a repetition count over 100,000") }
         return value
     }
 
@@ -139,8 +143,11 @@ struct RegexParser {
             return
         case "<":
             guard let first = peek, first.isASCII, first.properties.isAlphabetic else { throw Unsupported(construct: "look-behind") }
+            let start = index
             while let next = peek, next.isASCII, next.properties.isAlphabetic || next.properties.numericType == .decimal { index += 1 }
+            let name = String(String.UnicodeScalarView(scalars[start..<index]))
             guard take() == ">" else { throw Unsupported(construct: "a group name") }
+            guard groupNames.insert(name).inserted else { throw Unsupported(construct: "a group name used twice") }
         case "=", "!": throw Unsupported(construct: "look-ahead")
         case ">": throw Unsupported(construct: "an atomic group")
         case "#": throw Unsupported(construct: "a comment group")

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+@testable import StubKit
+
+/// What the journal keeps of a request is what its limits count: the body, not the JSON tree matching
+/// decoded from it (a 1 MB JSON body's tree is many times its size).
+struct JournalMemoryTests {
+    @Test("a journalled request does not keep the body that matching decoded")
+    func decodedBodyDropped() throws {
+        var request = StubRequest(method: "POST", url: URL(string: "https://h/graphql")!,
+                                  body: Data(#"{"operationName": "Menu", "variables": {"id": 1}}"#.utf8))
+        #expect(request.bodyJSON != nil)
+        #expect(request.holdsDecodedBody, "matching decoded the body")
+        let journal = StubJournal()
+        journal.record { id in
+            JournalEntry(id: id, startedAt: Date(), duration: 0, request: request, bundle: nil, rule: nil, status: 200,
+                         responseHeaders: [:], responseBody: nil, responseBodySize: 0, error: nil, nearMisses: [])
+        }
+        let kept = try #require(journal.entries.first)
+        #expect(!kept.request.holdsDecodedBody, "the journal's copy should not hold the decoded tree")
+        #expect(kept.request.body == request.body)
+        // Decoded again on demand, with the same answer.
+        #expect(kept.request.bodyJSON == request.bodyJSON)
+        request.dropDecodedBody()
+        #expect(!request.holdsDecodedBody)
+    }
+}
