@@ -165,7 +165,11 @@ public final class Recorder: Sendable {
 
     /// `text` with every secret seen so far replaced, longest first; the count of replacements.
     private func scrub(_ text: String) -> (String, Int) {
-        let secrets = seenSecrets.withLock { $0 }.sorted { $0.count > $1.count }
+        Self.scrub(text, secrets: seenSecrets.withLock { $0 })
+    }
+
+    static func scrub(_ text: String, secrets: Set<String>) -> (String, Int) {
+        let secrets = secrets.sorted { $0.count > $1.count }
         var result = text, count = 0
         for secret in secrets where result.contains(secret) {
             count += result.components(separatedBy: secret).count - 1

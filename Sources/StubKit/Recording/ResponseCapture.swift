@@ -37,7 +37,9 @@ final class ResponseCapture: @unchecked Sendable {
 
     /// Takes the next chunk. When writing fails (a full disk), the body so far and every later chunk
     /// are kept in memory instead, so the app still gets the whole body; the recording has failed.
-    func append(_ data: Data) {
+    var heldInMemory: Int { fallback?.count ?? 0 }
+
+    func append(_ data: Data, keepingOnFailure: Bool = true) {
         if fallback != nil {
             fallback!.append(data)
             return
