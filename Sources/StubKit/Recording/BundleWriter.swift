@@ -139,6 +139,8 @@ public final class BundleWriter: Sendable {
         var takenNames: Set<String> = []
         /// Between ``beginBatch()`` and ``endBatch()``: the rules file is written once, at the end.
         var batching = false
+        /// Text response files written by this writer, to scrub again when a secret is learned late.
+        var textFiles: [String] = []
 
         /// A response for `request`: the next of its rule's `responses`, or a new rule.
         mutating func add(_ request: RequestConditions, _ stored: Stored) {
@@ -183,7 +185,6 @@ public final class BundleWriter: Sendable {
         } catch {
             throw RecordingError(path: folder.path, reason: "cannot write the recording folder: \(error.localizedDescription)")
         }
-        Self.removeUnfinishedAppend(in: self.folder)
         for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] {
             // Leftovers of a run killed between staging and renaming.
             if name.hasPrefix(".partial-") || name.hasPrefix(".stubsRules.json.tmp") {
@@ -210,29 +211,15 @@ public final class BundleWriter: Sendable {
                 throw RecordingError(path: rulesFile.path, reason: "neither an array of rules nor a dictionary with 'rules'")
             }
         }
+        // Only now, once the folder is known to be a JSON bundle this writer extends, and against the
+        // rules as parsed: a refused bundle keeps every file.
+        Self.removeUnfinishedAppend(in: self.folder, rules: state.preservedRules)
         if state.topLevel["recordedAt"] == nil, let recordedAt {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime]
             state.topLevel["recordedAt"] = formatter.string(from: recordedAt)
         }
         self.state = Locked(state)
-    }
-
-    /// Response files a killed append left visible but not yet in the rules (see ``pendingFileName``).
-    static func pendingResponseFiles(in folder: URL) -> [String] {
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(pendingFileName).path) else { return [] }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
-            .filter { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") }
-    }
-
-    /// Deletes the response file an append killed before its rules were written left behind.
-    private static func removeUnfinishedAppend(in folder: URL) {
-        let fm = FileManager.default
-        let rules = fm.contents(atPath: folder.appendingPathComponent("stubsRules.json").path).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        for name in pendingResponseFiles(in: folder) where !rules.contains(JSONText.quoted(name)) {
-            try? fm.removeItem(at: folder.appendingPathComponent(name))
-        }
-        try? fm.removeItem(at: folder.appendingPathComponent(pendingFileName))
     }
 
     /// The number of rules the rules file holds (preserved and written).
@@ -290,6 +277,7 @@ public final class BundleWriter: Sendable {
                     throw RecordingError(path: target.path, reason: "cannot write the response file: \(error.localizedDescription)")
                 }
                 state.takenNames.insert(name.lowercased())
+                if Recorder.textExtensions.contains(response.fileExtension.lowercased()) { state.textFiles.append(name) }
                 file = name
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
@@ -335,6 +323,43 @@ public final class BundleWriter: Sendable {
         if let failure { throw failure }
     }
 
+    /// Applies `scrub` again to every text response file this writer wrote and to the stored
+    /// response headers, when a secret was learned after they were written (a JWT in a login body,
+    /// recognised only when a later request sends it as `Authorization`). Each changed file is
+    /// replaced atomically (staged, then renamed), under the append lock.
+    ///
+    /// - Returns: how many replacements were made.
+    @discardableResult
+    func rescrub(_ scrub: (String) -> (String, Int)) -> Int {
+        state.withLock { state -> Int in
+            var total = 0
+            for name in state.textFiles {
+                let url = folder.appendingPathComponent(name)
+                guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size <= Recorder.sniffLimit,
+                      let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else { continue }
+                let (clean, count) = scrub(text)
+                guard count > 0 else { continue }
+                let staged = folder.appendingPathComponent(".partial-\(UUID().uuidString)")
+                guard (try? Data(clean.utf8).write(to: staged)) != nil, rename(staged.path, url.path) == 0 else {
+                    try? FileManager.default.removeItem(at: staged)
+                    continue
+                }
+                total += count
+            }
+            var headerCount = 0
+            for g in state.groups.indices {
+                for r in state.groups[g].responses.indices {
+                    for (name, value) in state.groups[g].responses[r].headers {
+                        let (clean, count) = scrub(value)
+                        if count > 0 { state.groups[g].responses[r].headers[name] = clean; headerCount += count }
+                    }
+                }
+            }
+            if headerCount > 0, !state.batching, (try? write(state)) != nil { total += headerCount }
+            return total
+        }
+    }
+
     // MARK: Writing the rules file
 
     private func write(_ state: State) throws {
@@ -354,9 +379,9 @@ public final class BundleWriter: Sendable {
             if $0.group.request.specificity != $1.group.request.specificity { return $0.group.request.specificity > $1.group.request.specificity }
             return $0.offset < $1.offset
         }.map { (offset: $0.offset, element: $0.group) }
-        let pinned = Self.groupsNeedingURLRegex(state.groups.map(\.request))
+        let (pinned, inOrder) = Self.groupsNeedingURLRegex(state.groups.map(\.request))
         let rules = state.preservedRules.map(JSONText.from(any:))
-            + ordered.map { Self.rule($0.element.request, $0.element.responses, urlRegex: pinned.contains($0.offset)) }
+            + ordered.map { Self.rule($0.element.request, $0.element.responses, urlRegex: pinned.contains($0.offset), orderedQuery: inOrder.contains($0.offset)) }
         top.append(("rules", .array(rules)))
         let data = Data((JSONText.object(top).rendered() + "\n").utf8)
         let temporary = folder.appendingPathComponent(".stubsRules.json.tmp-\(UUID().uuidString)")
@@ -370,7 +395,7 @@ public final class BundleWriter: Sendable {
         stepObserver?(.rulesVisible)
     }
 
-    private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false) -> JSONText {
+    private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false, orderedQuery: Bool = false) -> JSONText {
         var pairs: [(String, JSONText)] = [("name", .string(request.options.name ?? "\(request.method) \(request.path)"))]
         if request.method != ImportedOptions.anyMethod { pairs.append(("method", .string(request.method))) }
         if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
@@ -378,7 +403,7 @@ public final class BundleWriter: Sendable {
         if let regex = request.options.urlRegex {
             pairs.append(("urlRegex", .string(regex)))
         } else if urlRegex {
-            pairs.append(("urlRegex", .string(Self.urlRegex(request))))
+            pairs.append(("urlRegex", .string(Self.urlRegex(request, orderedQuery: orderedQuery))))
         } else {
             pairs.append(("path", .string(request.options.pathPattern ?? literalPattern(request.path, anySegments: request.anySegments))))
         }
