@@ -16,7 +16,10 @@ extension Redactor {
     /// A textual body with its secrets replaced, sniffed by content rather than trusted by type: JSON
     /// (fields named like secrets, at any depth), `application/x-www-form-urlencoded` (or text shaped
     /// like it), `multipart/form-data` (parts named like secrets), XML (elements and attributes named
-    /// like secrets). JSON is re-serialized with sorted keys only when something was replaced.
+    /// like secrets), JSON after an anti-XSSI prefix (`)]}'`, kept), NDJSON (per line), XML CDATA
+    /// sections. Query items named like secrets in URLs inside JSON strings, form values and XML are
+    /// replaced too (see ``urlQueries(_:depth:)``). JSON is re-serialized with sorted keys only when
+    /// something was replaced.
     public func text(_ text: String, contentType: String?) -> RedactedText {
         let type = contentType?.lowercased() ?? ""
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
@@ -37,12 +40,15 @@ extension Redactor {
             return multipart(text, boundary: boundary)
         }
         if type.contains("xml") || trimmed.first == "<" {
-            return xml(text)
+            // URLs in XML values too (a presigned link in `<Url>`), but not in HTML, whose scripts hold
+            // `?`-shaped code (`a ? b.withCredentials = …`) that is no query.
+            let html = type.contains("html") || trimmed.prefix(15).lowercased().hasPrefix("<!doctype html") || trimmed.prefix(5).lowercased() == "<html"
+            return xml(text, urls: !html)
         }
         if type.hasPrefix("application/x-www-form-urlencoded") || Self.looksFormEncoded(text) {
             return form(text)
         }
-        return urlQueries(text) ?? RedactedText(text: text, redacted: 0, values: [])
+        return RedactedText(text: text, redacted: 0, values: [])
     }
 
     /// Prefixes servers put before JSON so a `<script>` cannot run it (anti-XSSI).
@@ -194,11 +200,12 @@ extension Redactor {
         return RedactedText(text: pieces.joined(separator: delimiter), redacted: count, values: values)
     }
 
-    /// Text of elements and values of attributes named like secrets (namespace prefixes ignored).
-    func xml(_ text: String) -> RedactedText {
+    /// Text of elements and values of attributes named like secrets (namespace prefixes ignored), and
+    /// secret query items of URLs anywhere in the document when `urls`.
+    func xml(_ text: String, urls searchURLs: Bool = true) -> RedactedText {
         let elements = replacing(Self.xmlElement, in: text, place: .document)
         let attributes = replacing(Self.xmlAttribute, in: elements.text, place: .document)
-        let urls = urlQueries(attributes.text)
+        let urls = searchURLs ? urlQueries(attributes.text) : nil
         return RedactedText(text: urls?.text ?? attributes.text, redacted: elements.redacted + attributes.redacted + (urls?.redacted ?? 0),
                             values: elements.values + attributes.values + (urls?.values ?? []))
     }
