@@ -111,7 +111,7 @@ public final class BundleWriter: Sendable {
     /// The name of the file that lists response files not yet in the rules: the loader does not call
     /// them unused, and the next writer opening the folder deletes those the rules never took up.
     public static let pendingFileName = ".stubkit-pending"
-    private let state: Locked<State>
+    let state: Locked<State>
     /// Told each step of an append as it completes, under the lock: a test copies the folder there to
     /// see what a kill at that moment would leave.
     let stepObserver: (@Sendable (WriteStep) -> Void)?
@@ -121,7 +121,7 @@ public final class BundleWriter: Sendable {
         case responseStaged, responseVisible, rulesStaged, rulesVisible, finished
     }
 
-    private struct Stored {
+    struct Stored {
         var status: Int
         var headers: [String: String]
         var file: String?
@@ -129,7 +129,7 @@ public final class BundleWriter: Sendable {
         var error: String?
     }
 
-    private struct State {
+    struct State {
         /// The rules file's top-level keys other than `rules` (kept when appending to a bundle).
         var topLevel: [String: Any] = [:]
         var preservedRules: [Any] = []
@@ -323,46 +323,9 @@ public final class BundleWriter: Sendable {
         if let failure { throw failure }
     }
 
-    /// Applies `scrub` again to every text response file this writer wrote and to the stored
-    /// response headers, when a secret was learned after they were written (a JWT in a login body,
-    /// recognised only when a later request sends it as `Authorization`). Each changed file is
-    /// replaced atomically (staged, then renamed), under the append lock.
-    ///
-    /// - Returns: how many replacements were made.
-    @discardableResult
-    func rescrub(_ scrub: (String) -> (String, Int)) -> Int {
-        state.withLock { state -> Int in
-            var total = 0
-            for name in state.textFiles {
-                let url = folder.appendingPathComponent(name)
-                guard let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, size <= Recorder.sniffLimit,
-                      let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else { continue }
-                let (clean, count) = scrub(text)
-                guard count > 0 else { continue }
-                let staged = folder.appendingPathComponent(".partial-\(UUID().uuidString)")
-                guard (try? Data(clean.utf8).write(to: staged)) != nil, rename(staged.path, url.path) == 0 else {
-                    try? FileManager.default.removeItem(at: staged)
-                    continue
-                }
-                total += count
-            }
-            var headerCount = 0
-            for g in state.groups.indices {
-                for r in state.groups[g].responses.indices {
-                    for (name, value) in state.groups[g].responses[r].headers {
-                        let (clean, count) = scrub(value)
-                        if count > 0 { state.groups[g].responses[r].headers[name] = clean; headerCount += count }
-                    }
-                }
-            }
-            if headerCount > 0, !state.batching, (try? write(state)) != nil { total += headerCount }
-            return total
-        }
-    }
-
     // MARK: Writing the rules file
 
-    private func write(_ state: State) throws {
+    func write(_ state: State) throws {
         var top: [(String, JSONText)] = []
         for key in state.topLevel.keys.sorted() { top.append((key, .from(any: state.topLevel[key]!))) }
         // Recorded order, except that rules for one endpoint sit together (where it was first
