@@ -45,6 +45,19 @@ struct RecordingDistinctRequestsTests {
         #expect(answer(engine, "http://h.test:9090/a") == nil)
     }
 
+    @Test("a rule pinned by port or trailing slash still matches its query in any order and encoding")
+    func pinnedQueryOrder() throws {
+        let folder = try TemporaryFolder()
+        let (engine, count) = try record(["http://h.test:8080/a?x=1&y=2", "http://h.test:9090/a?x=1&y=2", "http://h.test/b/?q=a%20b&n=1", "http://h.test/b?q=c"], in: folder)
+        #expect(count == 4)
+        #expect(answer(engine, "http://h.test:8080/a?y=2&x=1") == "answer 0")
+        #expect(answer(engine, "http://h.test:8080/a?x=%31&y=2") == "answer 0")
+        #expect(answer(engine, "http://h.test:9090/a?y=2&x=1") == "answer 1")
+        #expect(answer(engine, "http://h.test/b/?n=1&q=a+b") == "answer 2" || answer(engine, "http://h.test/b/?n=1&q=a%20b") == "answer 2")
+        #expect(answer(engine, "http://h.test:8080/a?x=2&y=2") == nil)
+        #expect(answer(engine, "http://h.test/b?q=c") == "answer 3")
+    }
+
     @Test("identical requests still make one rule whose responses replay in order")
     func identicalStillGrouped() throws {
         let folder = try TemporaryFolder()

@@ -14,6 +14,8 @@ struct RecordingSecretsTests {
         var requestBody: String? = nil
         var responseType = "application/json"
         var responseBody = #"{"ok":true}"#
+        var status = 200
+        var responseHeaders: [String: String] = [:]
         /// Appears somewhere in the exchange; must appear nowhere in the bundle.
         var secret: String
         var testDescription: String { name }
@@ -54,6 +56,33 @@ struct RecordingSecretsTests {
                  responseBody: "<session><id>1</id><sessionToken>sekret-resp-890</sessionToken></session>", secret: "sekret-resp-890"),
         Exchange(name: "JSON response without a content type", method: "GET", url: "https://api.test/me", responseType: "",
                  responseBody: #"{"api_key":"sekret-resp-891"}"#, secret: "sekret-resp-891"),
+        // URL-shaped values: their query items named like secrets (recursively for encoded URLs).
+        Exchange(name: "Location of a redirect with an access_token", method: "GET", url: "https://api.test/authorize", status: 302,
+                 responseHeaders: ["Location": "https://app.test/cb?state=1&access_token=sekret-loc-901"], secret: "sekret-loc-901"),
+        Exchange(name: "relative Location with a token", method: "GET", url: "https://api.test/authorize", status: 302,
+                 responseHeaders: ["Location": "/cb?token=sekret-loc-902"], secret: "sekret-loc-902"),
+        Exchange(name: "Link header with an access_token", method: "GET", url: "https://api.test/items",
+                 responseHeaders: ["Link": #"<https://api.test/items?page=2&access_token=sekret-link-903>; rel="next""#], secret: "sekret-link-903"),
+        Exchange(name: "presigned S3 URL in a JSON string, signature", method: "GET", url: "https://api.test/files/1",
+                 responseBody: #"{"download":"https://b.s3.amazonaws.com/k.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIASEKRET904%2F20260101%2Fus-east-1&X-Amz-Signature=sekret-sig-905"}"#,
+                 secret: "sekret-sig-905"),
+        Exchange(name: "presigned S3 URL in a JSON string, credential", method: "GET", url: "https://api.test/files/1",
+                 responseBody: #"{"download":"https://b.s3.amazonaws.com/k.jpg?X-Amz-Credential=AKIASEKRET904%2F20260101%2Fus-east-1&X-Amz-Expires=60"}"#,
+                 secret: "AKIASEKRET904"),
+        Exchange(name: "query item holding an encoded URL with an access_token", method: "GET",
+                 url: "https://api.test/open?redirect=https%3A%2F%2Fapp.test%2Fcb%3Fx%3D1%26access_token%3Dsekret-redir-906", secret: "sekret-redir-906"),
+        Exchange(name: "URL twice encoded in a form value", requestHeaders: ["Content-Type": "application/x-www-form-urlencoded"],
+                 requestBody: "next=https%3A%2F%2Fa.test%2Fgo%3Fto%3Dhttps%253A%252F%252Fb.test%252Fcb%253Fid_token%253Dsekret-redir-907", secret: "sekret-redir-907"),
+        // A token learned from the body is scrubbed from the same response's headers.
+        Exchange(name: "token from the body echoed in a header of the same response", url: "https://api.test/oauth/token",
+                 responseBody: #"{"access_token":"sekret-order-908"}"#, responseHeaders: ["X-Trace": "t=sekret-order-908"], secret: "sekret-order-908"),
+        // JSON-typed bodies that do not parse as one JSON value.
+        Exchange(name: "anti-XSSI prefixed JSON", method: "GET", url: "https://api.test/me",
+                 responseBody: ")]}'\n{\"user\":\"ann\",\"token\":\"sekret-xssi-909\"}", secret: "sekret-xssi-909"),
+        Exchange(name: "NDJSON, one value per line", method: "GET", url: "https://api.test/stream", responseType: "application/x-ndjson",
+                 responseBody: "{\"a\":1}\n{\"refresh_token\":\"sekret-nd-910\"}\n", secret: "sekret-nd-910"),
+        Exchange(name: "XML element with CDATA", method: "GET", url: "https://api.test/session", responseType: "application/xml",
+                 responseBody: "<login><user>ann</user><password><![CDATA[sekret-cdata-911]]></password></login>", secret: "sekret-cdata-911"),
     ]
 
     @Test("no secret reaches any file of the bundle, and the bundle lints clean", arguments: exchanges)
@@ -64,8 +93,9 @@ struct RecordingSecretsTests {
                                   body: exchange.requestBody.map { Data($0.utf8) })
         let capture = try #require(recorder.makeCapture())
         capture.append(Data(exchange.responseBody.utf8))
-        let headers = exchange.responseType.isEmpty ? [:] : ["Content-Type": exchange.responseType]
-        _ = try recorder.record(request, status: 200, headers: headers, capture: capture).get()
+        var headers = exchange.responseType.isEmpty ? [:] : ["Content-Type": exchange.responseType]
+        headers.merge(exchange.responseHeaders) { $1 }
+        _ = try recorder.record(request, status: exchange.status, headers: headers, capture: capture).get()
         for name in try FileManager.default.contentsOfDirectory(atPath: recorder.writer.folder.path) {
             let data = try Data(contentsOf: recorder.writer.folder.appendingPathComponent(name))
             #expect(data.range(of: Data(exchange.secret.utf8)) == nil, "\(name): \(String(decoding: data, as: UTF8.self))")

@@ -157,6 +157,9 @@ public struct BundleLoader: Sendable {
         var checked = Set<String>()
         for rule in rules {
             guard case .file(let url) = rule.response.body, MediaType.isJSON(rule.response.effectiveContentType) else { continue }
+            // A `.txt` file is text by its name: served with a JSON type it is what a backend really
+            // sent (an anti-XSSI prefix, NDJSON, an error page), recorded as such, not JSON to check.
+            guard url.pathExtension.lowercased() != "txt" else { continue }
             guard checked.insert(url.path).inserted else { continue }
             guard let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { continue }
             // Served as it is: JSON sent over the wire must be UTF-8 (RFC 8259), whatever a rules file may be.

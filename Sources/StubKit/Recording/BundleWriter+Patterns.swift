@@ -4,9 +4,11 @@ import Foundation
 extension BundleWriter {
     /// Groups that `path`, `host`, `scheme` and `query` conditions cannot tell apart (`/a` and `/a/`,
     /// two ports, a repeated query name): each gets a `urlRegex` that pins the whole URL instead of a
-    /// `path`, so none shadows another. The rest keep the readable `path`.
-    static func groupsNeedingURLRegex(_ requests: [RequestConditions]) -> Set<Int> {
-        var pinned: Set<Int> = []
+    /// `path`, so none shadows another. The rest keep the readable `path`. `ordered` are the groups
+    /// whose query the regex pins in recorded order: those with a repeated name, and those sharing an
+    /// endpoint with one (`?id=1` beside `?id=1&id=2`, which a `query` condition alone cannot refuse).
+    static func groupsNeedingURLRegex(_ requests: [RequestConditions]) -> (pinned: Set<Int>, ordered: Set<Int>) {
+        var pinned: Set<Int> = [], ordered: Set<Int> = []
         var seen: [RequestConditions: [Int]] = [:]
         for (i, request) in requests.enumerated() {
             if request.exactQuery != nil { pinned.insert(i) }
@@ -16,13 +18,19 @@ extension BundleWriter {
             visible.path = "/" + request.path.split(separator: "/").joined(separator: "/")
             seen[visible, default: []].append(i)
         }
-        for indexes in seen.values where indexes.count > 1 { pinned.formUnion(indexes) }
-        return pinned
+        for indexes in seen.values where indexes.count > 1 {
+            pinned.formUnion(indexes)
+            if indexes.contains(where: { requests[$0].exactQuery != nil }) { ordered.formUnion(indexes) }
+        }
+        ordered.formUnion(pinned.filter { requests[$0].exactQuery != nil })
+        return (pinned, ordered)
     }
 
     /// `^https://host(:443)?/exact/path(\?[^#]*)?(#.*)?$`: scheme, host, port and the path with its
-    /// trailing slash, as sent; the query as ``RequestConditions/exactQuery`` says, else any.
-    static func urlRegex(_ request: RequestConditions) -> String {
+    /// trailing slash, as sent. The query is any (the rule's `query` conditions match it, in any order
+    /// and encoding) unless `orderedQuery`: then ``RequestConditions/exactQuery`` or, failing that,
+    /// ``RequestConditions/recordedQuery``, in recorded order.
+    static func urlRegex(_ request: RequestConditions, orderedQuery: Bool = false) -> String {
         var pattern = "^" + (request.scheme.map(regexEscaped) ?? "https?") + "://"
         pattern += request.host.map(regexEscaped) ?? "[^/?#:]+"
         if let port = request.port {
@@ -31,7 +39,8 @@ extension BundleWriter {
             pattern += request.scheme == "https" ? "(:443)?" : request.scheme == "http" ? "(:80)?" : "(:[0-9]+)?"
         }
         pattern += mapSegments(request.path, anySegments: request.anySegments, any: "[^/?#]+") { regexEscaped(String($0)) }
-        pattern += (request.exactQuery ?? request.recordedQuery).map { "\\?" + $0 } ?? "(\\?[^#]*)?"
+        let query = request.exactQuery ?? (orderedQuery ? request.recordedQuery : nil)
+        pattern += query.map { "\\?" + $0 } ?? "(\\?[^#]*)?"
         return pattern + "(#.*)?$"
     }
 

@@ -111,7 +111,7 @@ public final class BundleWriter: Sendable {
     /// The name of the file that lists response files not yet in the rules: the loader does not call
     /// them unused, and the next writer opening the folder deletes those the rules never took up.
     public static let pendingFileName = ".stubkit-pending"
-    private let state: Locked<State>
+    let state: Locked<State>
     /// Told each step of an append as it completes, under the lock: a test copies the folder there to
     /// see what a kill at that moment would leave.
     let stepObserver: (@Sendable (WriteStep) -> Void)?
@@ -121,7 +121,7 @@ public final class BundleWriter: Sendable {
         case responseStaged, responseVisible, rulesStaged, rulesVisible, finished
     }
 
-    private struct Stored {
+    struct Stored {
         var status: Int
         var headers: [String: String]
         var file: String?
@@ -129,7 +129,7 @@ public final class BundleWriter: Sendable {
         var error: String?
     }
 
-    private struct State {
+    struct State {
         /// The rules file's top-level keys other than `rules` (kept when appending to a bundle).
         var topLevel: [String: Any] = [:]
         var preservedRules: [Any] = []
@@ -139,6 +139,8 @@ public final class BundleWriter: Sendable {
         var takenNames: Set<String> = []
         /// Between ``beginBatch()`` and ``endBatch()``: the rules file is written once, at the end.
         var batching = false
+        /// Text response files written by this writer, to scrub again when a secret is learned late.
+        var textFiles: [String] = []
 
         /// A response for `request`: the next of its rule's `responses`, or a new rule.
         mutating func add(_ request: RequestConditions, _ stored: Stored) {
@@ -183,7 +185,6 @@ public final class BundleWriter: Sendable {
         } catch {
             throw RecordingError(path: folder.path, reason: "cannot write the recording folder: \(error.localizedDescription)")
         }
-        Self.removeUnfinishedAppend(in: self.folder)
         for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] {
             // Leftovers of a run killed between staging and renaming.
             if name.hasPrefix(".partial-") || name.hasPrefix(".stubsRules.json.tmp") {
@@ -210,29 +211,15 @@ public final class BundleWriter: Sendable {
                 throw RecordingError(path: rulesFile.path, reason: "neither an array of rules nor a dictionary with 'rules'")
             }
         }
+        // Only now, once the folder is known to be a JSON bundle this writer extends, and against the
+        // rules as parsed: a refused bundle keeps every file.
+        Self.removeUnfinishedAppend(in: self.folder, rules: state.preservedRules)
         if state.topLevel["recordedAt"] == nil, let recordedAt {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime]
             state.topLevel["recordedAt"] = formatter.string(from: recordedAt)
         }
         self.state = Locked(state)
-    }
-
-    /// Response files a killed append left visible but not yet in the rules (see ``pendingFileName``).
-    static func pendingResponseFiles(in folder: URL) -> [String] {
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(pendingFileName).path) else { return [] }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
-            .filter { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") }
-    }
-
-    /// Deletes the response file an append killed before its rules were written left behind.
-    private static func removeUnfinishedAppend(in folder: URL) {
-        let fm = FileManager.default
-        let rules = fm.contents(atPath: folder.appendingPathComponent("stubsRules.json").path).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        for name in pendingResponseFiles(in: folder) where !rules.contains(JSONText.quoted(name)) {
-            try? fm.removeItem(at: folder.appendingPathComponent(name))
-        }
-        try? fm.removeItem(at: folder.appendingPathComponent(pendingFileName))
     }
 
     /// The number of rules the rules file holds (preserved and written).
@@ -290,6 +277,7 @@ public final class BundleWriter: Sendable {
                     throw RecordingError(path: target.path, reason: "cannot write the response file: \(error.localizedDescription)")
                 }
                 state.takenNames.insert(name.lowercased())
+                if Recorder.textExtensions.contains(response.fileExtension.lowercased()) { state.textFiles.append(name) }
                 file = name
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
@@ -337,7 +325,7 @@ public final class BundleWriter: Sendable {
 
     // MARK: Writing the rules file
 
-    private func write(_ state: State) throws {
+    func write(_ state: State) throws {
         var top: [(String, JSONText)] = []
         for key in state.topLevel.keys.sorted() { top.append((key, .from(any: state.topLevel[key]!))) }
         // Recorded order, except that rules for one endpoint sit together (where it was first
@@ -354,9 +342,9 @@ public final class BundleWriter: Sendable {
             if $0.group.request.specificity != $1.group.request.specificity { return $0.group.request.specificity > $1.group.request.specificity }
             return $0.offset < $1.offset
         }.map { (offset: $0.offset, element: $0.group) }
-        let pinned = Self.groupsNeedingURLRegex(state.groups.map(\.request))
+        let (pinned, inOrder) = Self.groupsNeedingURLRegex(state.groups.map(\.request))
         let rules = state.preservedRules.map(JSONText.from(any:))
-            + ordered.map { Self.rule($0.element.request, $0.element.responses, urlRegex: pinned.contains($0.offset)) }
+            + ordered.map { Self.rule($0.element.request, $0.element.responses, urlRegex: pinned.contains($0.offset), orderedQuery: inOrder.contains($0.offset)) }
         top.append(("rules", .array(rules)))
         let data = Data((JSONText.object(top).rendered() + "\n").utf8)
         let temporary = folder.appendingPathComponent(".stubsRules.json.tmp-\(UUID().uuidString)")
@@ -370,7 +358,7 @@ public final class BundleWriter: Sendable {
         stepObserver?(.rulesVisible)
     }
 
-    private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false) -> JSONText {
+    private static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false, orderedQuery: Bool = false) -> JSONText {
         var pairs: [(String, JSONText)] = [("name", .string(request.options.name ?? "\(request.method) \(request.path)"))]
         if request.method != ImportedOptions.anyMethod { pairs.append(("method", .string(request.method))) }
         if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
@@ -378,7 +366,7 @@ public final class BundleWriter: Sendable {
         if let regex = request.options.urlRegex {
             pairs.append(("urlRegex", .string(regex)))
         } else if urlRegex {
-            pairs.append(("urlRegex", .string(Self.urlRegex(request))))
+            pairs.append(("urlRegex", .string(Self.urlRegex(request, orderedQuery: orderedQuery))))
         } else {
             pairs.append(("path", .string(request.options.pathPattern ?? literalPattern(request.path, anySegments: request.anySegments))))
         }

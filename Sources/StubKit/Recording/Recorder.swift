@@ -88,15 +88,10 @@ public final class Recorder: Sendable {
     /// - Returns: the response file's name (or "" for an empty body).
     func record(_ request: StubRequest, status: Int, headers: [String: String], capture: ResponseCapture?) -> Result<String, RecordingError> {
         var redacted = 0
+        let knownBefore = seenSecrets.withLock { $0.count }
         for (name, value) in request.headers where redactor.isSecret(name) { remember(value) }
         for (name, value) in headers where redactor.isSecret(name) { remember(value) }
         let conditions = self.conditions(for: request, redacted: &redacted)
-        var (storedHeaders, headerCount) = redactor.headers(headers)
-        redacted += headerCount
-        for (name, value) in storedHeaders {
-            let (scrubbed, count) = scrub(value)
-            if count > 0 { storedHeaders[name] = scrubbed; redacted += count }
-        }
         let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
         var body = BundleWriter.Response.Body.none
         var ext = "bin"
@@ -108,44 +103,29 @@ public final class Recorder: Sendable {
             }
             ext = Self.fileExtension(for: contentType)
             body = .file(file)
-            if MediaType.isJSON(contentType) {
-                if capture.count <= 64 << 20, let data = try? Data(contentsOf: file),
-                   let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-                    let result = redactor.json(value)
-                    redacted += result.redacted
-                    result.values.forEach(remember)
-                    if result.redacted > 0 || configuration.prettyJSON {
-                        // Re-serialized only when it must change, so bodies stay byte-exact by default.
-                        let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
-                        if let text = try? JSONSerialization.data(withJSONObject: result.value, options: options) { body = .data(text) }
-                    }
-                } else {
-                    ext = "txt"  // announced as JSON but not JSON: a .json file would fail the linter
-                }
-            } else if capture.count <= Self.sniffLimit, let data = try? Data(contentsOf: file), let text = String(data: data, encoding: .utf8) {
-                // Whatever the content type says: JSON sent as text/plain, a form, XML, multipart.
-                let result = redactor.text(text, contentType: contentType)
-                if result.redacted > 0 {
-                    redacted += result.redacted
-                    result.values.forEach(remember)
-                    body = .data(Data(result.text.utf8))
-                }
+            redacted += redactBody(&body, ext: &ext, size: capture.count, contentType: contentType)
+        }
+        // Headers after the body: a token the body revealed is scrubbed from this response's headers too.
+        var (storedHeaders, headerCount) = redactor.headers(headers)
+        redacted += headerCount
+        for (name, value) in storedHeaders where value != Redactor.placeholder {
+            var clean = value
+            if let urls = redactor.urlQueries(value) {
+                // `Location: …/cb?access_token=…`, `Link: <…&access_token=…>; rel="next"`.
+                clean = urls.text
+                redacted += urls.redacted
+                urls.values.forEach(remember)
             }
-            if capture.count <= Self.sniffLimit {
-                let data: Data?
-                switch body {
-                case .data(let bytes): data = bytes
-                case .file(let url): data = try? Data(contentsOf: url)
-                case .none: data = nil
-                }
-                if let data, let text = String(data: data, encoding: .utf8) {
-                    let (scrubbed, count) = scrub(text)
-                    if count > 0 { redacted += count; body = .data(Data(scrubbed.utf8)) }
-                }
-            }
+            let (scrubbed, count) = scrub(clean)
+            redacted += count
+            if scrubbed != value { storedHeaders[name] = scrubbed }
         }
         do {
             let file = try writer.append(conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext))
+            // A secret first seen in this exchange may sit in files written before it: scrub them again.
+            if seenSecrets.withLock({ $0.count }) > knownBefore {
+                redacted += writer.rescrub { self.scrub($0) }
+            }
             counts.withLock { $0.recorded += 1; $0.redacted += redacted }
             return .success(file ?? "")
         } catch {
@@ -157,15 +137,23 @@ public final class Recorder: Sendable {
     static let textExtensions: Set<String> = ["json", "txt", "html", "xml", "css", "csv", "js", "svg"]
     /// Bodies up to this size are searched for secrets whatever their type (any that is UTF-8 text).
     static let sniffLimit = 16 << 20
+    /// JSON bodies up to this size are parsed and redacted by field name.
+    static let jsonLimit = 64 << 20
 
-    private func remember(_ value: String) {
+    func remember(_ value: String) {
         let parts = Redactor.secretParts(of: value)
         seenSecrets.withLock { $0.formUnion(parts) }
     }
 
     /// `text` with every secret seen so far replaced, longest first; the count of replacements.
-    private func scrub(_ text: String) -> (String, Int) {
-        let secrets = seenSecrets.withLock { $0 }.sorted { $0.count > $1.count }
+    func scrub(_ text: String) -> (String, Int) {
+        Self.scrub(text, secrets: seenSecrets.withLock { $0 })
+    }
+
+    static func scrub(_ text: String, secrets: Set<String>) -> (String, Int) {
+        // Longest first (a secret that contains another goes whole), then by text, so equal lengths
+        // that overlap give the same output in every run whatever the set's order.
+        let secrets = secrets.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
         var result = text, count = 0
         for secret in secrets where result.contains(secret) {
             count += result.components(separatedBy: secret).count - 1

@@ -16,28 +16,115 @@ extension Redactor {
     /// A textual body with its secrets replaced, sniffed by content rather than trusted by type: JSON
     /// (fields named like secrets, at any depth), `application/x-www-form-urlencoded` (or text shaped
     /// like it), `multipart/form-data` (parts named like secrets), XML (elements and attributes named
-    /// like secrets). JSON is re-serialized with sorted keys only when something was replaced.
+    /// like secrets), JSON after an anti-XSSI prefix (`)]}'`, kept), NDJSON (per line), XML CDATA
+    /// sections. Query items named like secrets in URLs inside JSON strings, form values and XML are
+    /// replaced too (see ``urlQueries(_:depth:)``). JSON is re-serialized with sorted keys only when
+    /// something was replaced.
     public func text(_ text: String, contentType: String?) -> RedactedText {
         let type = contentType?.lowercased() ?? ""
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
-        if trimmed.first == "{" || trimmed.first == "[",
-           let value = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) {
-            let result = json(value)
-            guard result.redacted > 0 else { return RedactedText(text: text, redacted: 0, values: []) }
-            let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
-            let data = (try? JSONSerialization.data(withJSONObject: result.value, options: options)) ?? Data()
-            return RedactedText(text: String(decoding: data, as: UTF8.self), redacted: result.redacted, values: result.values)
+        if trimmed.first == "{" || trimmed.first == "[", let result = jsonDocument(text) {
+            return result
+        }
+        // Google's anti-XSSI prefix (`)]}'` and its kin) before JSON: redacted after it, kept on write.
+        if let prefix = Self.xssiPrefixes.first(where: { trimmed.hasPrefix($0) }) {
+            let start = text.range(of: prefix)!.upperBound
+            if let result = jsonDocument(String(text[start...])) {
+                return RedactedText(text: String(text[..<start]) + result.text, redacted: result.redacted, values: result.values)
+            }
+        }
+        if type.contains("ndjson") || type.contains("jsonl") || type.contains("json-seq") || Self.looksLineDelimitedJSON(text) {
+            return lineDelimitedJSON(text)
         }
         if type.hasPrefix("multipart/") || trimmed.hasPrefix("--"), let boundary = Self.boundary(contentType ?? "") ?? Self.sniffedBoundary(text) {
             return multipart(text, boundary: boundary)
         }
         if type.contains("xml") || trimmed.first == "<" {
-            return xml(text)
+            // URLs in XML values too (a presigned link in `<Url>`), but not in HTML, whose scripts hold
+            // `?`-shaped code (`a ? b.withCredentials = …`) that is no query.
+            let html = type.contains("html") || trimmed.prefix(15).lowercased().hasPrefix("<!doctype html") || trimmed.prefix(5).lowercased() == "<html"
+            return xml(text, urls: !html)
         }
         if type.hasPrefix("application/x-www-form-urlencoded") || Self.looksFormEncoded(text) {
             return form(text)
         }
         return RedactedText(text: text, redacted: 0, values: [])
+    }
+
+    /// Prefixes servers put before JSON so a `<script>` cannot run it (anti-XSSI).
+    static let xssiPrefixes = [")]}',", ")]}'", "while(1);", "for(;;);"]
+
+    /// One JSON document with its secrets replaced, re-serialized (pretty, sorted keys) only when
+    /// something was; `nil` when the text is not JSON.
+    private func jsonDocument(_ text: String) -> RedactedText? {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else { return nil }
+        let result = json(value)
+        guard result.redacted > 0 else { return RedactedText(text: text, redacted: 0, values: []) }
+        let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]
+        let data = (try? JSONSerialization.data(withJSONObject: result.value, options: options)) ?? Data()
+        return RedactedText(text: String(decoding: data, as: UTF8.self), redacted: result.redacted, values: result.values)
+    }
+
+    /// NDJSON / JSON Lines: each line redacted as its own JSON value, kept on one line.
+    private func lineDelimitedJSON(_ text: String) -> RedactedText {
+        var count = 0, values: [String] = []
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let body = line.hasSuffix("\r") ? line.dropLast() : line[...]
+            guard let value = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) else { return String(line) }
+            let result = json(value)
+            guard result.redacted > 0,
+                  let data = try? JSONSerialization.data(withJSONObject: result.value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+            else { return String(line) }
+            count += result.redacted
+            values += result.values
+            return String(decoding: data, as: UTF8.self) + (line.hasSuffix("\r") ? "\r" : "")
+        }
+        return RedactedText(text: lines.joined(separator: "\n"), redacted: count, values: values)
+    }
+
+    /// Two or more lines, each an object or array on its own.
+    private static func looksLineDelimitedJSON(_ text: String) -> Bool {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard lines.count >= 2, text.count <= 1 << 24 else { return false }
+        return lines.allSatisfy { ($0.first == "{" && $0.last == "}") || ($0.first == "[" && $0.last == "]") }
+    }
+
+    /// A value with URLs in it (`Location`, `Link: <…>; rel="next"`, a presigned S3 URL in a JSON
+    /// string, XML text): each query's items named like secrets (``isSecret(_:in:)``, as parameters)
+    /// replaced, and URLs percent-encoded in a query value searched the same way, at any depth.
+    /// `nil` when nothing was replaced.
+    func urlQueries(_ text: String, depth: Int = 0) -> RedactedText? {
+        guard depth < 4, text.contains("?"), text.contains("=") else { return nil }
+        let source = text as NSString
+        var result = "", values: [String] = [], count = 0, last = 0
+        for match in Self.urlQuery.matches(in: text, range: NSRange(location: 0, length: source.length)) {
+            let range = match.range(at: 1)
+            let query = source.substring(with: range)
+            var changed = false
+            let items = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[1].isEmpty else { return String(item) }
+                let name = PathPattern.percentDecoded(parts[0].replacingOccurrences(of: "+", with: " ")[...])
+                let value = PathPattern.percentDecoded(parts[1].replacingOccurrences(of: "+", with: " ")[...])
+                // `&amp;token=` in XML or HTML text is the item `token`.
+                let bare = name.hasPrefix("amp;") ? String(name.dropFirst(4)) : name
+                if isSecret(bare) {
+                    changed = true; count += 1; values.append(value)
+                    return "\(parts[0])=\(Self.placeholder)"
+                }
+                if let inner = urlQueries(value, depth: depth + 1) {
+                    changed = true; count += inner.redacted; values += inner.values
+                    return "\(parts[0])=" + (inner.text.addingPercentEncoding(withAllowedCharacters: Self.formValueCharacters) ?? Self.placeholder)
+                }
+                return String(item)
+            }
+            guard changed else { continue }
+            result += source.substring(with: NSRange(location: last, length: range.location - last)) + items.joined(separator: "&")
+            last = range.location + range.length
+        }
+        guard count > 0 else { return nil }
+        result += source.substring(from: last)
+        return RedactedText(text: result, redacted: count, values: values)
     }
 
     /// A string value that holds secrets of its own: JSON text (GraphQL `variables` sent in a query
@@ -51,9 +138,12 @@ extension Redactor {
             let data = (try? JSONSerialization.data(withJSONObject: result.value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             return RedactedText(text: String(decoding: data, as: UTF8.self), redacted: result.redacted, values: result.values)
         }
-        guard text.contains(":"), text.contains("\"") else { return nil }
-        let result = replacing(Self.graphQLArgument, in: text, place: .document)
-        return result.redacted > 0 ? result : nil
+        let url = urlQueries(text)
+        let current = url?.text ?? text
+        guard current.contains(":"), current.contains("\"") else { return url }
+        let result = replacing(Self.graphQLArgument, in: current, place: .document)
+        guard result.redacted > 0 else { return url }
+        return RedactedText(text: result.text, redacted: result.redacted + (url?.redacted ?? 0), values: (url?.values ?? []) + result.values)
     }
 
     /// `a=1&token=x` with secret values replaced; values that hold secrets of their own too.
@@ -110,11 +200,14 @@ extension Redactor {
         return RedactedText(text: pieces.joined(separator: delimiter), redacted: count, values: values)
     }
 
-    /// Text of elements and values of attributes named like secrets (namespace prefixes ignored).
-    func xml(_ text: String) -> RedactedText {
+    /// Text of elements and values of attributes named like secrets (namespace prefixes ignored), and
+    /// secret query items of URLs anywhere in the document when `urls`.
+    func xml(_ text: String, urls searchURLs: Bool = true) -> RedactedText {
         let elements = replacing(Self.xmlElement, in: text, place: .document)
         let attributes = replacing(Self.xmlAttribute, in: elements.text, place: .document)
-        return RedactedText(text: attributes.text, redacted: elements.redacted + attributes.redacted, values: elements.values + attributes.values)
+        let urls = searchURLs ? urlQueries(attributes.text) : nil
+        return RedactedText(text: urls?.text ?? attributes.text, redacted: elements.redacted + attributes.redacted + (urls?.redacted ?? 0),
+                            values: elements.values + attributes.values + (urls?.values ?? []))
     }
 
     /// Replaces capture group 2 wherever the name in capture group 1 is a secret.
@@ -124,7 +217,8 @@ extension Redactor {
         for match in expression.matches(in: text, range: NSRange(location: 0, length: source.length)) {
             let rawName = source.substring(with: match.range(at: 1))
             let name = rawName.split(separator: ":").last.map(String.init) ?? rawName
-            let value = match.range(at: 2)
+            // A CDATA section's content (group 3) stands for the element's text (group 2).
+            let value = match.numberOfRanges > 3 && match.range(at: 3).location != NSNotFound ? match.range(at: 3) : match.range(at: 2)
             guard isSecret(name, in: place), value.location != NSNotFound, value.length > 0 else { continue }
             result += source.substring(with: NSRange(location: last, length: value.location - last)) + Self.placeholder
             values.append(source.substring(with: value))
@@ -137,7 +231,9 @@ extension Redactor {
 
     // `password: "…"` in a GraphQL document (also with the quotes escaped, inside a JSON string).
     private static let graphQLArgument = try! NSRegularExpression(pattern: #"\b([A-Za-z_][A-Za-z0-9_]*)\s*:\s*\\?"((?:[^"\\]|\\[^"])*)\\?""#)
-    private static let xmlElement = try! NSRegularExpression(pattern: #"<([A-Za-z_][-\w.:]*)(?:\s[^>]*)?>([^<]*)</\1\s*>"#)
+    private static let xmlElement = try! NSRegularExpression(pattern: #"<([A-Za-z_][-\w.:]*)(?:\s[^>]*)?>(?:([^<]*)|\s*<!\[CDATA\[([\s\S]*?)\]\]>\s*)</\1\s*>"#)
+    // The query of a URL anywhere in a value: from `?` to the end of the URL.
+    private static let urlQuery = try! NSRegularExpression(pattern: #"\?([^#\s<>"'`]+)"#)
     private static let xmlAttribute = try! NSRegularExpression(pattern: #"\s([A-Za-z_][-\w.:]*)\s*=\s*["']([^"'<>]*)["']"#)
     private static let formValueCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
 

@@ -35,19 +35,31 @@ final class ResponseCapture: @unchecked Sendable {
         if removesFile { try? FileManager.default.removeItem(at: url) }
     }
 
-    /// Takes the next chunk. When writing fails (a full disk), the body so far and every later chunk
-    /// are kept in memory instead, so the app still gets the whole body; the recording has failed.
-    func append(_ data: Data) {
+    /// Takes the next chunk. When writing fails (a full disk), the recording has failed; for a
+    /// one-piece task the body so far and every later chunk are kept in memory instead, so the app
+    /// still gets the whole body.
+    /// Bytes held in memory after a failed write.
+    var heldInMemory: Int { fallback?.count ?? 0 }
+
+    /// - Parameter keepingOnFailure: keep the body in memory once writing fails. Only a task that
+    ///   takes its body in one piece needs that; a streamed load already gave the app each chunk, and
+    ///   the failed exchange is not recorded, so it keeps nothing.
+    func append(_ data: Data, keepingOnFailure: Bool = true) {
         if fallback != nil {
             fallback!.append(data)
             return
         }
-        guard let handle else { return }
+        guard let handle, failed == nil else { return }
         do {
             try handle.write(contentsOf: data)
             count += data.count
         } catch {
             failed = error
+            guard keepingOnFailure else {
+                try? handle.close()
+                self.handle = nil
+                return
+            }
             var written = Data()
             if count > 0, let reader = FileHandle(forReadingAtPath: url.path) {
                 written = (try? reader.read(upToCount: count)) ?? Data()

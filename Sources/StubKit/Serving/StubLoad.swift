@@ -338,7 +338,7 @@ extension StubLoad: ForwardingReceiver {
                 relay.truncated = true
             }
             relay.count += data.count
-            relay.capture?.append(data)
+            relay.capture?.append(data, keepingOnFailure: relay.onePiece)
             if relay.onePiece {
                 if relay.capture == nil { relay.held.append(data) }
                 return
