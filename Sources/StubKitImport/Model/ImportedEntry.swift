@@ -54,6 +54,10 @@ public struct ImportBatch: Sendable {
     public var file: String
     public var entries: [ImportedEntry] = []
     public var notes: [ImportNote] = []
+    /// The most bytes this file's compressed bodies may still inflate to (the import's budget left).
+    var inflateLimit = Int.max
+    /// Bytes this file's compressed bodies inflated to.
+    var inflatedBytes = 0
 
     public init(format: ImportFormat, file: String) {
         self.format = format

@@ -164,6 +164,19 @@ private struct MappingReader {
         return nil
     }
 
+    /// Whether `file`, with every symbolic link resolved, lies inside `root` (also resolved).
+    /// A file that does not exist is judged by its path with `..` removed.
+    static func isInside(_ root: URL, _ file: URL) -> Bool {
+        func real(_ url: URL) -> String {
+            // realpath(3) resolves `link/..` as the system does; removing `..` first would not.
+            guard let resolved = realpath(url.path, nil) else { return url.standardizedFileURL.path }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let base = real(root)
+        return real(file).hasPrefix(base.hasSuffix("/") ? base : base + "/")
+    }
+
     static func escaped(_ text: String) -> String {
         NSRegularExpression.escapedPattern(for: text)
     }
@@ -207,12 +220,17 @@ private struct MappingReader {
                 return nil
             }
             let url = filesRoot.appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                note("'bodyFileName' \(name) is not in \(filesRoot.path); mapping not imported")
-                return nil
+            if !Self.isInside(filesRoot, url) {
+                // `../../etc/passwd` or a symlink out of __files: never copy a file from elsewhere into the bundle.
+                note("'bodyFileName' \(name) resolves outside \(filesRoot.path) (a '..' or a symbolic link); its body is not imported")
+            } else {
+                guard let data = FileManager.default.contents(atPath: url.path) else {
+                    note("'bodyFileName' \(name) is not in \(filesRoot.path); mapping not imported")
+                    return nil
+                }
+                body = data
+                ext = url.pathExtension.isEmpty ? "bin" : url.pathExtension
             }
-            body = data
-            ext = url.pathExtension.isEmpty ? "bin" : url.pathExtension
         }
         if let type = headers.first(where: { $0.key.lowercased() == "content-type" })?.value {
             let fromType = Recorder.responseFileExtension(for: type)
