@@ -103,6 +103,40 @@ public struct BundleImporter: Sendable {
 
     // MARK: Writing
 
+    /// The entries, WireMock stubs latest first: of the mappings that match a request (at one priority),
+    /// WireMock serves the one it loaded last (files in name order, a file's `mappings` in order), and
+    /// StubKit the first rule. A mapping whose request a later one repeats exactly is never served; it
+    /// is left out and noted.
+    static func inWireMockOrder(_ batches: [ImportBatch]) -> (entries: [ImportedEntry], notes: [ImportNote]) {
+        var entries: [ImportedEntry] = [], stubs: [ImportedEntry.Stub] = [], firstStub: Int?
+        for batch in batches {
+            for entry in batch.entries {
+                if batch.format == .wiremock, case .stub(let stub) = entry {
+                    if firstStub == nil { firstStub = entries.count }
+                    stubs.append(stub)
+                } else {
+                    entries.append(entry)
+                }
+            }
+        }
+        var kept: [ImportedEntry] = [], notes: [ImportNote] = []
+        var servedBy: [String: String] = [:]
+        for stub in stubs.reversed() {
+            guard let request = stub.matchIdentity else {
+                kept.append(.stub(stub))
+                continue
+            }
+            if let later = servedBy[request] {
+                notes.append(ImportNote(source: stub.source, message: "never served: the later mapping \(later) has the same request, and WireMock serves the one loaded last; not imported"))
+                continue
+            }
+            servedBy[request] = stub.source
+            kept.append(.stub(stub))
+        }
+        entries.insert(contentsOf: kept, at: firstStub ?? entries.count)
+        return (entries, notes)
+    }
+
     /// Exchanges in the order the writer lists their rules (endpoints where first seen, more query
     /// items or a body first; repeats in recorded order), so response files are named in rule order
     /// and an export of the bundle imports back to the same names. Stubs keep their order.
@@ -141,7 +175,9 @@ public struct BundleImporter: Sendable {
                 report.files.append(.init(file: batch.file, format: batch.format, entries: batch.entries.count))
             }
         }
-        let entries = Self.inRuleOrder(batches.flatMap(\.entries))
+        let (loaded, shadowed) = Self.inWireMockOrder(batches)
+        report.notes += shadowed
+        let entries = Self.inRuleOrder(loaded)
         let recorder: Recorder?
         let writer: BundleWriter
         do {

@@ -24,6 +24,10 @@ public enum ImportedEntry: Sendable {
         public var source: String
         public var conditions: BundleWriter.RequestConditions
         public var response: BundleWriter.Response
+        /// What decides which requests the source stub answers, as the source wrote it (WireMock: the
+        /// request, priority and scenario state as canonical JSON): equal for two stubs exactly when
+        /// one shadows the other, whatever was not carried over.
+        var matchIdentity: String?
     }
 
     public var source: String {
