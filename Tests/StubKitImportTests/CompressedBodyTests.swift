@@ -7,19 +7,6 @@ import Testing
 /// Bodies a HAR file stored still gzip-compressed: every member inflated, and a zip bomb refused.
 @Suite("compressed bodies")
 struct CompressedBodyTests {
-    /// The standard output of a shell command (the system's gzip, independent of the importer's zlib).
-    func shell(_ command: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
-    }
-
     func gzippedHAR(_ body: Data) -> Data {
         harDocument([["request": ["method": "GET", "url": "https://api.test/z"],
                       "response": ["status": 200, "headers": [["name": "Content-Type", "value": "text/plain"], ["name": "Content-Encoding", "value": "gzip"]],
@@ -29,7 +16,7 @@ struct CompressedBodyTests {
     @Test("concatenated gzip members are all inflated, as gzip -d does")
     func multiMember() throws {
         let folder = try TemporaryFolder()
-        let gzipped = try shell("printf 'hello ' | gzip -c; printf 'world' | gzip -c")
+        let gzipped = try shellOutput("printf 'hello ' | gzip -c; printf 'world' | gzip -c")
         let har = try folder.file("z.har", data: gzippedHAR(gzipped))
         let bundle = folder.url.appendingPathComponent("b")
         let report = try importFiles([har], to: bundle)
@@ -42,7 +29,7 @@ struct CompressedBodyTests {
     func zipBomb() throws {
         let folder = try TemporaryFolder()
         // 200 MB of zeros: about 200 KB compressed, so the budget is about 64 MB + 27 MB.
-        let bomb = try shell("head -c 200000000 /dev/zero | gzip -c")
+        let bomb = try shellOutput("head -c 200000000 /dev/zero | gzip -c")
         let har = try folder.file("bomb.har", data: gzippedHAR(bomb))
         let report = try importFiles([har], to: folder.url.appendingPathComponent("b"))
         let note = try #require(report.notes.first, "\(report.notes)")
