@@ -27,6 +27,7 @@ public struct BundleImporter: Sendable {
     /// - Returns: one batch per source file, and an error per file that cannot be read at all.
     public func read(_ inputs: [URL]) -> (batches: [ImportBatch], errors: [ImportError]) {
         var batches: [ImportBatch] = [], errors: [ImportError] = []
+        var budget = InflateBudget()
         for input in inputs {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isDirectory) else {
@@ -38,7 +39,7 @@ public struct BundleImporter: Sendable {
             var skipped: [String] = []
             for file in files {
                 do throws(ImportError) {
-                    if let batch = try read(file, walked: isDirectory.boolValue) { batches.append(batch) } else { skipped.append(file.path) }
+                    if let batch = try read(file, walked: isDirectory.boolValue, budget: &budget) { batches.append(batch) } else { skipped.append(file.path) }
                 } catch {
                     errors.append(error)
                 }
@@ -53,21 +54,40 @@ public struct BundleImporter: Sendable {
     }
 
     /// One file: `nil` when a walked folder's file is in no known format.
-    func read(_ file: URL, walked: Bool) throws(ImportError) -> ImportBatch? {
+    func read(_ file: URL, walked: Bool, budget: inout InflateBudget) throws(ImportError) -> ImportBatch? {
         let name = file.path
         let data: Data
         do { data = try Data(contentsOf: file) } catch { throw ImportError(file: name, "cannot be read: \(error.localizedDescription)") }
-        let detected = ImportFormat.detect(data, fileName: file.lastPathComponent)
-        guard let format = format ?? detected else {
+        // Parsed once, for detection and for reading (a parse is the costly part, and bounded).
+        var yaml: Any? = nil
+        if ImportFormat.isYAML(file.lastPathComponent), format == nil || format == .vcr, !SourceDocument.looksLikeJSON(data) {
+            yaml = try SourceDocument.yaml(data, file: name)
+        }
+        guard let format = format ?? ImportFormat.detect(data, fileName: file.lastPathComponent, yaml: yaml) else {
             if walked { return nil }
             throw ImportError(file: name, "not a format stubkit imports: expected a HAR file, WireMock mapping, Mocktail .tail or cassette (give --format to say which)")
         }
+        budget.allow(data.count)
+        let batch: ImportBatch
         switch format {
-        case .har: return try HARReader.read(data, file: name)
-        case .wiremock: return try WireMockReader.read(data, file: name, filesRoot: WireMockReader.filesRoot(for: file))
-        case .mocktail: return try MocktailReader.read(data, file: name)
-        case .vcr: return try CassetteReader.read(data, file: name)
+        case .har: batch = try HARReader.read(data, file: name, inflateLimit: budget.left)
+        case .wiremock: batch = try WireMockReader.read(data, file: name, filesRoot: WireMockReader.filesRoot(for: file))
+        case .mocktail: batch = try MocktailReader.read(data, file: name)
+        case .vcr: batch = try CassetteReader.read(data, file: name, yaml: yaml, inflateLimit: budget.left)
         }
+        budget.spent += batch.inflatedBytes
+        return batch
+    }
+
+    /// How many bytes compressed bodies may inflate to in one import: a floor, plus a multiple of the
+    /// input read so far (a zip bomb inflates a thousandfold; real bodies about tenfold).
+    struct InflateBudget {
+        static let floor = 64 << 20
+        static let perInputByte = 100
+        var allowed = floor
+        var spent = 0
+        var left: Int { max(0, allowed - spent) }
+        mutating func allow(_ inputBytes: Int) { allowed += inputBytes.multipliedReportingOverflow(by: Self.perInputByte).partialValue }
     }
 
     static func sourceFiles(in folder: URL) -> [URL] {
@@ -82,6 +102,40 @@ public struct BundleImporter: Sendable {
     }
 
     // MARK: Writing
+
+    /// The entries, WireMock stubs latest first: of the mappings that match a request (at one priority),
+    /// WireMock serves the one it loaded last (files in name order, a file's `mappings` in order), and
+    /// StubKit the first rule. A mapping whose request a later one repeats exactly is never served; it
+    /// is left out and noted.
+    static func inWireMockOrder(_ batches: [ImportBatch]) -> (entries: [ImportedEntry], notes: [ImportNote]) {
+        var entries: [ImportedEntry] = [], stubs: [ImportedEntry.Stub] = [], firstStub: Int?
+        for batch in batches {
+            for entry in batch.entries {
+                if batch.format == .wiremock, case .stub(let stub) = entry {
+                    if firstStub == nil { firstStub = entries.count }
+                    stubs.append(stub)
+                } else {
+                    entries.append(entry)
+                }
+            }
+        }
+        var kept: [ImportedEntry] = [], notes: [ImportNote] = []
+        var servedBy: [String: String] = [:]
+        for stub in stubs.reversed() {
+            guard let request = stub.matchIdentity else {
+                kept.append(.stub(stub))
+                continue
+            }
+            if let later = servedBy[request] {
+                notes.append(ImportNote(source: stub.source, message: "never served: the later mapping \(later) has the same request, and WireMock serves the one loaded last; not imported"))
+                continue
+            }
+            servedBy[request] = stub.source
+            kept.append(.stub(stub))
+        }
+        entries.insert(contentsOf: kept, at: firstStub ?? entries.count)
+        return (entries, notes)
+    }
 
     /// Exchanges in the order the writer lists their rules (endpoints where first seen, more query
     /// items or a body first; repeats in recorded order), so response files are named in rule order
@@ -103,10 +157,16 @@ public struct BundleImporter: Sendable {
         }.map(\.entry)
     }
 
-    /// Writes the batches as one bundle in `bundle` (replacing a bundle there), and `IMPORT-NOTES.md` beside its rules.
+    /// Writes the batches as one bundle in `bundle`, and `IMPORT-NOTES.md` beside its rules.
     ///
-    /// - Throws: ``ImportError`` when the folder cannot be written, or is a folder other than a bundle.
-    public func write(_ batches: [ImportBatch], to bundle: URL) throws(ImportError) -> ImportReport {
+    /// - Parameters:
+    ///   - replacing: replace what `bundle` holds when it is a bundle; without it, an existing file or
+    ///     non-empty folder there is refused (nothing is deleted).
+    ///   - inputs: the files and folders read; a bundle folder that holds one of them, or lies inside
+    ///     one, is refused even when replacing (replacing would delete what is being imported).
+    /// - Throws: ``ImportError`` naming the folder when it cannot or may not be written.
+    public func write(_ batches: [ImportBatch], to bundle: URL, replacing: Bool = false, inputs: [URL] = []) throws(ImportError) -> ImportReport {
+        try Self.checkDestination(bundle, replacing: replacing, inputs: inputs + batches.map { URL(fileURLWithPath: $0.file) })
         var report = ImportReport(bundle: bundle.standardizedFileURL)
         for batch in batches {
             report.notes += batch.notes
@@ -115,7 +175,9 @@ public struct BundleImporter: Sendable {
                 report.files.append(.init(file: batch.file, format: batch.format, entries: batch.entries.count))
             }
         }
-        let entries = Self.inRuleOrder(batches.flatMap(\.entries))
+        let (loaded, shadowed) = Self.inWireMockOrder(batches)
+        report.notes += shadowed
+        let entries = Self.inRuleOrder(loaded)
         let recorder: Recorder?
         let writer: BundleWriter
         do {
@@ -123,10 +185,10 @@ public struct BundleImporter: Sendable {
                 // Recorded traffic goes through the recorder: the same redaction and conditions as a recording.
                 let started = entries.compactMap { entry -> Date? in
                     if case .exchange(let exchange) = entry { return exchange.startedAt } else { return nil }
-                }.min() ?? Date()
+                }.min()
                 let configuration = RecordConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
                                                         redact: redact, keep: keep)
-                let made = try Recorder(configuration: configuration, now: started)
+                let made = try Recorder(configuration: configuration, recordedAt: started)
                 recorder = made
                 writer = made.writer
             } else {

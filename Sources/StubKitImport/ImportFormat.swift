@@ -14,7 +14,8 @@ public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     public var description: String { rawValue }
 
     /// The format of a file, from its content (and `.tail` for Mocktail); `nil` when none fits.
-    static func detect(_ data: Data, fileName: String) -> ImportFormat? {
+    /// - Parameter yaml: the file parsed as YAML, when its name says YAML and it parsed.
+    static func detect(_ data: Data, fileName: String, yaml: Any? = nil) -> ImportFormat? {
         if fileName.hasSuffix(".tail") { return .mocktail }
         if SourceDocument.looksLikeJSON(data) {
             guard let format = detectJSON(SourceDocument.withoutBOM(data)) else {
@@ -23,13 +24,18 @@ public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertibl
             }
             return format
         }
-        if fileName.hasSuffix(".yaml") || fileName.hasSuffix(".yml") {
+        if isYAML(fileName) {
             // Only cassettes are YAML: a file that does not parse is read as one, so its error names the line.
-            guard let value = try? SourceDocument.yaml(data, file: fileName) else { return .vcr }
-            return detect(value)
+            guard let yaml else { return .vcr }
+            return detect(yaml)
         }
         if fileName.lowercased().hasSuffix(".har") { return .har }
         return MocktailReader.looksLikeMocktail(data) ? .mocktail : nil
+    }
+
+    /// Whether the file's name says YAML.
+    static func isYAML(_ fileName: String) -> Bool {
+        fileName.hasSuffix(".yaml") || fileName.hasSuffix(".yml")
     }
 
     /// The format of a JSON document from its top-level keys, decoded without building a tree of it

@@ -118,18 +118,10 @@ enum ExpectedExchanges {
 
     /// gzip through the system's `gzip -dc`, independent of the importer's zlib use.
     static func gunzip(_ data: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("expected-\(UUID().uuidString).gz")
         try data.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        process.arguments = ["-c", "gzip -dc '\(input.path)'"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let result = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return result
+        return try shellOutput("gzip -dc '\(input.path)'")
     }
 
     // MARK: Mocktail

@@ -35,6 +35,26 @@ func harDocument(_ entries: [[String: Any]]) -> Data {
     return try! JSONSerialization.data(withJSONObject: ["log": ["version": "1.2", "creator": ["name": "test", "version": "1"], "entries": full]], options: [.sortedKeys])
 }
 
+/// A WireMock root in `folder`: `wm/mappings/` with the given files, `wm/__files/` with the given bodies.
+func wireMockRoot(_ folder: TemporaryFolder, mappings: [String: String], files: [String: Data] = [:]) throws -> URL {
+    for (name, text) in mappings { _ = try folder.file("wm/mappings/\(name)", data: Data(text.utf8)) }
+    for (name, data) in files { _ = try folder.file("wm/__files/\(name)", data: data) }
+    return folder.url.appendingPathComponent("wm")
+}
+
+/// The standard output of `/bin/sh -c command` (the system's gzip, independent of the importer's zlib).
+func shellOutput(_ command: String) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}
+
 func bodyData(of response: StubResponse) -> Data {
     switch response.body {
     case .empty: return Data()

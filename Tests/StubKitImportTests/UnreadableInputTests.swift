@@ -28,7 +28,18 @@ struct UnreadableInputTests {
              expected: ": error: the content type says ';base64' but the body is not base64"),
         Case(name: "an unknown format", fileName: "f.json", content: #"{"hello": "world"}"#,
              expected: ": error: not a format stubkit imports"),
+        Case(name: "a YAML alias bomb (a million nodes from 300 bytes) is refused, not expanded", fileName: "g.yaml", content: aliasBomb,
+             expected: ": error: the YAML document's aliases (*name) expand it to more than"),
     ]
+
+    /// Each level lists the one before ten times: six levels make 10^6 scalars.
+    static let aliasBomb: String = {
+        var text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        for (previous, name) in zip("abcde", "bcdef") {
+            text += "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        return text + "interactions: []\n"
+    }()
 
     @Test("the error names the file and the place", arguments: cases)
     func names(_ testCase: Case) throws {

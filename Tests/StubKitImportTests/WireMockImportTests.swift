@@ -6,17 +6,10 @@ import Testing
 
 @Suite("WireMock import")
 struct WireMockImportTests {
-    /// A WireMock root: `mappings/` with the given files, `__files/` with the given bodies.
-    func root(_ folder: TemporaryFolder, mappings: [String: String], files: [String: Data] = [:]) throws -> URL {
-        for (name, text) in mappings { _ = try folder.file("wm/mappings/\(name)", data: Data(text.utf8)) }
-        for (name, data) in files { _ = try folder.file("wm/__files/\(name)", data: data) }
-        return folder.url.appendingPathComponent("wm")
-    }
-
     @Test("WireMock's lowest-number-wins priority is kept: the priority-1 stub answers, not the later default one")
     func priorityOrder() throws {
         let folder = try TemporaryFolder()
-        let wm = try root(folder, mappings: [
+        let wm = try wireMockRoot(folder, mappings: [
             "a-specific.json": #"{"priority": 1, "request": {"method": "GET", "urlPathPattern": "/users/[0-9]+"}, "response": {"status": 200, "body": "digits"}}"#,
             "b-generic.json": #"{"request": {"method": "GET", "urlPathPattern": "/users/.*"}, "response": {"status": 200, "body": "anything"}}"#,
             "c-low.json": #"{"priority": 9, "request": {"method": "GET", "urlPath": "/users/42"}, "response": {"status": 200, "body": "literal"}}"#,
@@ -34,7 +27,7 @@ struct WireMockImportTests {
     @Test("query, header and body matchers, templates, delay, fault and scenarios become the same rule keys")
     func conditionsCarriedOver() throws {
         let folder = try TemporaryFolder()
-        let wm = try root(folder, mappings: ["all.json": #"""
+        let wm = try wireMockRoot(folder, mappings: ["all.json": #"""
             {"mappings": [
               {"scenarioName": "cart", "requiredScenarioState": "Started", "newScenarioState": "full",
                "request": {"method": "POST", "urlPathTemplate": "/carts/{cartId}/items",
@@ -76,7 +69,7 @@ struct WireMockImportTests {
     @Test("a header echo template is translated and served per request")
     func templateTranslated() throws {
         let folder = try TemporaryFolder()
-        let wm = try root(folder, mappings: ["echo.json": #"""
+        let wm = try wireMockRoot(folder, mappings: ["echo.json": #"""
             {"request": {"method": "GET", "urlPath": "/echo"},
              "response": {"status": 200, "transformers": ["response-template"], "headers": {"Content-Type": "text/plain"},
                           "body": "hello {{request.query.name}}"}}
@@ -91,7 +84,7 @@ struct WireMockImportTests {
     @Test("mappings that differ only in a header condition stay two rules, each answering its own requests")
     func differingOnlyInHeaders() throws {
         let folder = try TemporaryFolder()
-        let wm = try root(folder, mappings: ["two.json": #"""
+        let wm = try wireMockRoot(folder, mappings: ["two.json": #"""
             {"mappings": [
               {"request": {"method": "GET", "url": "/me", "headers": {"X-Tier": {"equalTo": "gold"}}}, "response": {"status": 200, "body": "gold"}},
               {"request": {"method": "GET", "url": "/me", "headers": {"X-Tier": {"equalTo": "basic"}}}, "response": {"status": 200, "body": "basic"}}
@@ -109,7 +102,7 @@ struct WireMockImportTests {
     @Test("a bodyFileName that is not in __files is reported and the mapping left out")
     func missingBodyFile() throws {
         let folder = try TemporaryFolder()
-        let wm = try root(folder, mappings: ["gone.json": #"{"request": {"url": "/gone"}, "response": {"bodyFileName": "nowhere.json"}}"#])
+        let wm = try wireMockRoot(folder, mappings: ["gone.json": #"{"request": {"url": "/gone"}, "response": {"bodyFileName": "nowhere.json"}}"#])
         let report = try importFiles([wm], to: folder.url.appendingPathComponent("out/imported"))
         #expect(report.notes.map(\.message).contains { $0.contains("nowhere.json") && $0.contains("not imported") })
         #expect(report.rules == 0)

@@ -15,8 +15,11 @@ struct Import: ParsableCommand {
     @Argument(help: "Files, or folders read recursively (WireMock: the folder holding mappings/ and __files/).")
     var inputs: [String]
 
-    @Option(name: .customLong("to"), help: "The bundle folder to write (replaced when it is a bundle), or with --template the folder that holds it.")
+    @Option(name: .customLong("to"), help: "The bundle folder to write (new or empty; --force replaces a bundle there), or with --template the folder that holds it.")
     var destination: String
+
+    @Flag(name: [.customLong("force"), .customLong("replace")], help: "Replace the bundle at --to (only a folder with a rules file that holds none of the inputs).")
+    var force = false
 
     @Option(help: "The bundle's template name: the bundle is written to <to>/<template>.")
     var template: String?
@@ -51,7 +54,7 @@ struct Import: ParsableCommand {
         }
         let report: ImportReport
         do {
-            report = try importer.write(batches, to: bundle)
+            report = try importer.write(batches, to: bundle, replacing: force, inputs: inputs.map { URL(fileURLWithPath: $0) })
         } catch {
             printError(error.description)
             throw ExitCode.badInput

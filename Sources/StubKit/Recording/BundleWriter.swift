@@ -171,6 +171,10 @@ public final class BundleWriter: Sendable {
         var state = State()
         // Replacing deletes the folder: only ever a bundle (a folder with a rules file) or an empty one,
         // never whatever folder a mistyped template or path names.
+        var isDirectory: ObjCBool = false
+        if replacing, fm.fileExists(atPath: folder.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw RecordingError(path: folder.path, reason: "is a file, not a bundle folder, so it will not be replaced; name a folder")
+        }
         if replacing, let entries = try? fm.contentsOfDirectory(atPath: folder.path), !entries.isEmpty,
            !RuleKeys.rulesFileNames.contains(where: entries.contains) {
             throw RecordingError(path: folder.path, reason: "is not a stub bundle (it has no rules file), so recording in mode 'all' will not replace it; name another template or empty the folder")
@@ -318,6 +322,8 @@ public final class BundleWriter: Sendable {
             do { try write(state) } catch {
                 return RecordingError(path: rulesFile.path, reason: "cannot write the rules file: \(error.localizedDescription)")
             }
+            // The rules now use every response file the batch wrote: none is pending any more.
+            try? FileManager.default.removeItem(at: pendingFile)
             return nil
         }
         if let failure { throw failure }

@@ -27,8 +27,14 @@ public final class Recorder: Sendable {
         try self.init(configuration: configuration, now: now, makeCapture: { ResponseCapture() })
     }
 
+    /// Opens the bundle for imported exchanges: `recordedAt` is written only when known (an import of
+    /// undated traffic must not stamp the time of the import, or two imports of one file differ).
+    public convenience init(configuration: RecordConfiguration, recordedAt: Date?) throws(RecordingError) {
+        try self.init(configuration: configuration, now: recordedAt, makeCapture: { ResponseCapture() })
+    }
+
     /// - Parameter makeCapture: where response bodies stream to (a test makes it fail).
-    init(configuration: RecordConfiguration, now: Date = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
+    init(configuration: RecordConfiguration, now: Date? = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
         self.captureFactory = makeCapture
         self.configuration = configuration
         self.redactor = Redactor(redact: configuration.redact, keep: configuration.keep)

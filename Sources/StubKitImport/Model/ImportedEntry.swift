@@ -24,6 +24,10 @@ public enum ImportedEntry: Sendable {
         public var source: String
         public var conditions: BundleWriter.RequestConditions
         public var response: BundleWriter.Response
+        /// What decides which requests the source stub answers, as the source wrote it (WireMock: the
+        /// request, priority and scenario state as canonical JSON): equal for two stubs exactly when
+        /// one shadows the other, whatever was not carried over.
+        var matchIdentity: String?
     }
 
     public var source: String {
@@ -54,6 +58,10 @@ public struct ImportBatch: Sendable {
     public var file: String
     public var entries: [ImportedEntry] = []
     public var notes: [ImportNote] = []
+    /// The most bytes this file's compressed bodies may still inflate to (the import's budget left).
+    var inflateLimit = Int.max
+    /// Bytes this file's compressed bodies inflated to.
+    var inflatedBytes = 0
 
     public init(format: ImportFormat, file: String) {
         self.format = format

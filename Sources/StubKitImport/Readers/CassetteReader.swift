@@ -8,13 +8,20 @@ import Foundation
 /// or `url` (or old vcrpy's protocol, host, port and path); the status a number, `{code:}`, or
 /// go-vcr's `code`; a body a string, `{string:}`, `{base64_string:}`, bytes, or (DVR, Vinyl) JSON.
 enum CassetteReader {
-    static func read(_ data: Data, file: String) throws(ImportError) -> ImportBatch {
-        let value: Any = SourceDocument.looksLikeJSON(data) ? try SourceDocument.json(data, file: file) : try SourceDocument.yaml(data, file: file)
+    /// - Parameter yaml: the file already parsed as YAML (a YAML file is parsed once).
+    static func read(_ data: Data, file: String, yaml: Any? = nil, inflateLimit: Int = .max) throws(ImportError) -> ImportBatch {
+        let value: Any
+        if let yaml {
+            value = yaml
+        } else {
+            value = SourceDocument.looksLikeJSON(data) ? try SourceDocument.json(data, file: file) : try SourceDocument.yaml(data, file: file)
+        }
         let root = Node(value)
         guard let interactions = root["interactions"].array ?? root["http_interactions"].array ?? root.array else {
             throw ImportError(file: file, "a cassette needs 'interactions' or 'http_interactions', a list of requests and responses")
         }
         var batch = ImportBatch(format: .vcr, file: file)
+        batch.inflateLimit = inflateLimit
         for interaction in interactions {
             let source = "\(file): \(interaction.path)"
             let request = interaction["request"], response = interaction["response"]

@@ -6,9 +6,10 @@ import Foundation
 /// from `postData.text` or, for forms, `postData.params`. Entries without a usable response (status
 /// 0, WebSocket upgrades) are reported, never dropped silently.
 enum HARReader {
-    static func read(_ data: Data, file: String) throws(ImportError) -> ImportBatch {
+    static func read(_ data: Data, file: String, inflateLimit: Int = .max) throws(ImportError) -> ImportBatch {
         let document = try HARDocument.decode(data, file: file)
         var batch = ImportBatch(format: .har, file: file)
+        batch.inflateLimit = inflateLimit
         let dates = ExchangeBuilder.DateParser()
         for (index, entry) in document.log.entries.enumerated() {
             let source = "\(file): log.entries[\(index)]"

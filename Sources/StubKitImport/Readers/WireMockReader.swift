@@ -60,6 +60,14 @@ private struct MappingReader {
         let request = mapping["request"]
         let method = request["method"].string.map { $0.uppercased() == "ANY" ? BundleWriter.ImportedOptions.anyMethod : $0.uppercased() } ?? BundleWriter.ImportedOptions.anyMethod
         var conditions = BundleWriter.RequestConditions(method: method, host: request["host"]["equalTo"].string ?? request["host"].string, path: "/")
+        if request["host"].exists, conditions.host == nil {
+            note("the condition on 'host' (\(request["host"].keys.joined(separator: ", "))) has no StubKit counterpart and is not carried over; the rule matches any host")
+        }
+        if let scheme = (request["scheme"].string ?? request["scheme"]["equalTo"].string)?.lowercased(), ["http", "https"].contains(scheme) {
+            conditions.scheme = scheme
+        } else if request["scheme"].exists {
+            note("the 'scheme' condition is not http or https equality and is not carried over; the rule matches any scheme")
+        }
         var options = BundleWriter.ImportedOptions()
         options.name = mapping["name"].string ?? (URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + (source == file ? "" : " " + mapping.path))
         if let url = request["url"].string {
@@ -84,6 +92,11 @@ private struct MappingReader {
             options.urlRegex = "^[a-zA-Z]+://[^/?]*(?:\(pattern))(?:\\?.*)?$"
         } else {
             options.pathPattern = "/**"
+        }
+        pathParameters(request["pathParameters"], options: &options)
+        port(request["port"], path: conditions.path, options: &options)
+        for key in request.keys where !Self.requestKeys.contains(key) {
+            note("the request key '\(key)' has no StubKit counterpart and is not carried over; the rule ignores it")
         }
         for (name, matcher) in conditionsOf(request["queryParameters"]) { options.query[name] = matcher }
         options.headers = conditionsOf(request["headers"])
@@ -110,10 +123,53 @@ private struct MappingReader {
         }
         guard let response = response(mapping["response"], templates: &options) else { return nil }
         conditions.options = options
-        return ImportedEntry.Stub(source: source, conditions: conditions, response: response)
+        var stub = ImportedEntry.Stub(source: source, conditions: conditions, response: response)
+        stub.matchIdentity = Self.canonical(["request": request.value ?? NSNull(), "priority": mapping["priority"].value ?? NSNull(),
+                                             "scenarioName": mapping["scenarioName"].value ?? NSNull(),
+                                             "requiredScenarioState": mapping["requiredScenarioState"].value ?? NSNull()])
+        return stub
     }
 
     // MARK: Request conditions
+
+    /// Request keys read (or noted) by name; any other is noted as not carried over.
+    static let requestKeys: Set<String> = ["method", "url", "urlPath", "urlPathTemplate", "urlPattern", "urlPathPattern", "host", "scheme", "port",
+                                           "pathParameters", "queryParameters", "headers", "cookies", "basicAuthCredentials", "formParameters",
+                                           "multipartPatterns", "bodyPatterns"]
+
+    /// `pathParameters` of a `urlPathTemplate`: an `equalTo` value becomes that literal segment of the
+    /// path pattern; other matchers are noted.
+    private mutating func pathParameters(_ node: Node, options: inout BundleWriter.ImportedOptions) {
+        for name in node.keys {
+            let placeholder = "{\(name)}"
+            if let value = node[name]["equalTo"].string, node[name]["caseInsensitive"].bool != true, let pattern = options.pathPattern,
+               pattern.contains(placeholder), !value.isEmpty, !value.contains("/"), !value.contains("{"), !value.contains("*") {
+                options.pathPattern = pattern.replacingOccurrences(of: placeholder, with: value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? value)
+            } else {
+                note("the path parameter condition on '\(name)' (\(node[name].keys.joined(separator: ", "))) is not carried over; the rule matches any value there")
+            }
+        }
+    }
+
+    /// `port`: part of a `urlRegex` for a literal path or a URL regex; noted for a path template.
+    private mutating func port(_ node: Node, path: String, options: inout BundleWriter.ImportedOptions) {
+        guard node.exists else { return }
+        guard let port = node.int ?? node["equalTo"].int, (1...65535).contains(port), options.pathPattern == nil || options.pathPattern == "/**" else {
+            note("the 'port' condition is not carried over; the rule matches any port")
+            return
+        }
+        // A default port is not in the URL an app sends.
+        let portPart = [80, 443].contains(port) ? "(?::\(port))?" : ":\(port)"
+        if let regex = options.urlRegex {
+            options.urlRegex = regex.replacingOccurrences(of: "^[a-zA-Z]+://[^/]*", with: "^[a-zA-Z]+://[^/:]*\(portPart)")
+                .replacingOccurrences(of: "^[a-zA-Z]+://[^/?]*", with: "^[a-zA-Z]+://[^/?:]*\(portPart)")
+        } else if options.pathPattern == "/**" {
+            options.pathPattern = nil
+            options.urlRegex = "^[a-zA-Z]+://[^/?:]*\(portPart)(?:[/?].*)?$"
+        } else {
+            options.urlRegex = "^[a-zA-Z]+://[^/?:]*\(portPart)\(Self.escaped(path))(?:\\?.*)?$"
+        }
+    }
 
     private mutating func conditionsOf(_ node: Node) -> [String: BundleWriter.ValueCondition] {
         var result: [String: BundleWriter.ValueCondition] = [:]
@@ -164,6 +220,23 @@ private struct MappingReader {
         return nil
     }
 
+    /// Whether `file`, with every symbolic link resolved, lies inside `root` (also resolved).
+    /// A file that does not exist is judged by its path with `..` removed.
+    static func isInside(_ root: URL, _ file: URL) -> Bool {
+        func real(_ url: URL) -> String {
+            // realpath(3) resolves `link/..` as the system does; removing `..` first would not.
+            guard let resolved = realpath(url.path, nil) else { return url.standardizedFileURL.path }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let base = real(root)
+        return real(file).hasPrefix(base.hasSuffix("/") ? base : base + "/")
+    }
+
+    /// Response keys read (or noted) by name; any other is noted as not carried over.
+    static let responseKeys: Set<String> = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fixedDelayMilliseconds",
+                                            "delayDistribution", "chunkedDribbleDelay", "proxyBaseUrl", "fault", "transformers"]
+
     static func escaped(_ text: String) -> String {
         NSRegularExpression.escapedPattern(for: text)
     }
@@ -184,7 +257,20 @@ private struct MappingReader {
         var headers: [String: String] = [:]
         for name in node["headers"].keys {
             let value = node["headers"][name]
-            headers[name] = value.string ?? value.array?.compactMap(\.string).joined(separator: ", ") ?? ""
+            if let text = value.string {
+                headers[name] = text
+            } else if let items = value.array, items.allSatisfy({ $0.string != nil }) {
+                headers[name] = items.compactMap(\.string).joined(separator: ", ")
+            } else {
+                note("the response header '\(name)' is not text or a list of text; not carried over")
+            }
+        }
+        let bodyKeys = ["body", "jsonBody", "base64Body", "bodyFileName"].filter { node[$0].exists }
+        if bodyKeys.count > 1 {
+            note("the response gives \(bodyKeys.joined(separator: " and ")); only '\(bodyKeys[0])' is carried over, as WireMock serves")
+        }
+        for key in node.keys where !Self.responseKeys.contains(key) {
+            note("the response key '\(key)' has no StubKit counterpart and is not carried over")
         }
         var body = Data()
         var ext = "txt"
@@ -207,12 +293,17 @@ private struct MappingReader {
                 return nil
             }
             let url = filesRoot.appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                note("'bodyFileName' \(name) is not in \(filesRoot.path); mapping not imported")
-                return nil
+            if !Self.isInside(filesRoot, url) {
+                // `../../etc/passwd` or a symlink out of __files: never copy a file from elsewhere into the bundle.
+                note("'bodyFileName' \(name) resolves outside \(filesRoot.path) (a '..' or a symbolic link); its body is not imported")
+            } else {
+                guard let data = FileManager.default.contents(atPath: url.path) else {
+                    note("'bodyFileName' \(name) is not in \(filesRoot.path); mapping not imported")
+                    return nil
+                }
+                body = data
+                ext = url.pathExtension.isEmpty ? "bin" : url.pathExtension
             }
-            body = data
-            ext = url.pathExtension.isEmpty ? "bin" : url.pathExtension
         }
         if let type = headers.first(where: { $0.key.lowercased() == "content-type" })?.value {
             let fromType = Recorder.responseFileExtension(for: type)

@@ -68,7 +68,8 @@ enum ExchangeBuilder {
         if let encoding, encoding.contains("gzip") || encoding.contains("deflate") {
             if Gzip.isGzip(body) || (encoding.contains("deflate") && body.first == 0x78) {
                 do {
-                    body = try Gzip.decompress(body)
+                    body = try Gzip.decompress(body, limit: max(0, batch.inflateLimit - batch.inflatedBytes))
+                    batch.inflatedBytes += body.count
                 } catch {
                     batch.note(source, "the body is declared '\(encoding)' but cannot be decompressed (\(error.description)); entry not imported")
                     return

@@ -27,14 +27,29 @@ enum SourceDocument {
         throw ImportError(file: file, "not valid JSON")
     }
 
+    /// Nodes a YAML document may expand to, aliases followed: a floor plus a multiple of its size. A
+    /// document without aliases has fewer nodes than bytes; an alias bomb ("billion laughs") has
+    /// exponentially more, and would hang the importer and exhaust memory as it is built.
+    static func yamlNodeBudget(forBytes bytes: Int) -> Int { 100_000 + 10 * bytes }
+
     /// Parses YAML (cassettes); `!!binary` values become `Data`.
+    ///
+    /// - Throws: ``ImportError`` naming the file when it is not YAML, or when its aliases expand it past
+    ///   ``yamlNodeBudget(forBytes:)`` (nothing is built then).
     static func yaml(_ data: Data, file: String) throws(ImportError) -> Any {
         guard let text = String(data: withoutBOM(data), encoding: .utf8) else {
             throw ImportError(file: file, "not UTF-8 text")
         }
         do {
-            guard let value = try Yams.load(yaml: text) else { throw ImportError(file: file, "the YAML document is empty") }
-            return value
+            // Composed first: an alias is then a shared reference to its anchor's node, so the tree
+            // costs the file's size; it is counted, aliases followed, before anything is expanded.
+            guard let node = try Yams.compose(yaml: text) else { throw ImportError(file: file, "the YAML document is empty") }
+            let budget = yamlNodeBudget(forBytes: data.count)
+            var left = budget
+            guard fitsBudget(node, left: &left) else {
+                throw ImportError(file: file, "the YAML document's aliases (*name) expand it to more than \(budget) nodes for \(data.count) bytes; refused as an alias bomb")
+            }
+            return node.any
         } catch let error as ImportError {
             throw error
         } catch let error as YamlError {
@@ -42,6 +57,21 @@ enum SourceDocument {
         } catch {
             throw ImportError(file: file, "not valid YAML: \(error)")
         }
+    }
+
+    /// Counts `node` and everything under it, aliases expanded, against `left`; false once it runs out.
+    private static func fitsBudget(_ node: Yams.Node, left: inout Int) -> Bool {
+        left -= 1
+        guard left >= 0 else { return false }
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping where !fitsBudget(key, left: &left) || !fitsBudget(value, left: &left) { return false }
+        case .sequence(let sequence):
+            for item in sequence where !fitsBudget(item, left: &left) { return false }
+        case .scalar, .alias:
+            break
+        }
+        return true
     }
 
     private static func location(of error: YamlError) -> String? {
