@@ -1,0 +1,58 @@
+import Foundation
+
+/// The JSON of one rule: the request conditions as rule keys, then its response or response sequence.
+extension BundleWriter {
+    static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false, orderedQuery: Bool = false) -> JSONText {
+        var pairs: [(String, JSONText)] = [("name", .string(request.options.name ?? "\(request.method) \(request.path)"))]
+        if request.method != ImportedOptions.anyMethod { pairs.append(("method", .string(request.method))) }
+        if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
+        if let host = request.host { pairs.append(("host", .string(host))) }
+        if let regex = request.options.urlRegex {
+            pairs.append(("urlRegex", .string(regex)))
+        } else if urlRegex {
+            pairs.append(("urlRegex", .string(Self.urlRegex(request, orderedQuery: orderedQuery))))
+        } else {
+            pairs.append(("path", .string(request.options.pathPattern ?? literalPattern(request.path, anySegments: request.anySegments))))
+        }
+        if !request.query.isEmpty {
+            pairs.append(("query", .object(request.query.keys.sorted().map { name in
+                switch request.query[name]! {
+                case .equals(let value): return (name, .string(value))
+                case .present: return (name, .object([("present", .bool(true))]))
+                }
+            })))
+        }
+        pairs += request.options.conditionKeys
+        if let body = request.body {
+            let condition: (String, JSONText)
+            switch body {
+            case .equals(let text): condition = ("equals", .string(text))
+            case .equalsJSON(let json): condition = ("equalsJSON", parsed(json))
+            case .containsJSON(let json): condition = ("containsJSON", parsed(json))
+            }
+            pairs.append(("requestBody", .object([condition])))
+        }
+        pairs += request.options.ruleKeys
+        if responses.count == 1 {
+            pairs += responseKeys(responses[0])
+        } else {
+            pairs.append(("responses", .array(responses.map { .object(responseKeys($0)) })))
+        }
+        return .object(pairs)
+    }
+
+    static func responseKeys(_ stored: Stored) -> [(String, JSONText)] {
+        var pairs: [(String, JSONText)] = [("status", .int(stored.status))]
+        if !stored.headers.isEmpty {
+            pairs.append(("headers", .object(stored.headers.keys.sorted().map { ($0, .string(stored.headers[$0]!)) })))
+        }
+        if let file = stored.file { pairs.append(("response", .string(file))) }
+        if let delay = stored.delay, delay > 0 { pairs.append(("delay", .raw(ImportedOptions.number(delay)))) }
+        if let error = stored.error { pairs.append(("error", .string(error))) }
+        return pairs
+    }
+
+    static func parsed(_ json: String) -> JSONText {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)
+    }
+}
