@@ -33,6 +33,7 @@ struct RegexFuzzFindingTests {
 
     @Test("a pattern ICU refuses is refused by RegexPattern too (the subset parser must accept nothing ICU refuses)", arguments: [
         "(?<a>x)(?<a>y)", "(?<a>x)|(?<a>y)", "(?:){2147483648}", "(){99999999999}", "a{100001}", "a{2,100001}",
+        "",  // the CI fuzz run's finding: Foundation on Linux refuses an empty pattern
     ])
     func icuRefusals(_ pattern: String) {
         let icuAccepts = (try? NSRegularExpression(pattern: pattern, options: [])) != nil

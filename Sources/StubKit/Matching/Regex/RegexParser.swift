@@ -16,6 +16,8 @@ struct RegexParser {
     private var groupNames: Set<String> = []
 
     static func parse(_ pattern: String) throws(Unsupported) -> RegexNode {
+        // Foundation on Linux refuses an empty pattern; Apple's accepts it: leave it to NSRegularExpression.
+        if pattern.isEmpty { throw Unsupported(construct: "an empty pattern") }
         var parser = RegexParser(scalars: Array(pattern.unicodeScalars))
         let node = try parser.alternation()
         guard parser.index == parser.scalars.count else { throw Unsupported(construct: "')' without '('") }
