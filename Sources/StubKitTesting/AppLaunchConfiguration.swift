@@ -8,7 +8,7 @@ import StubKit
 /// config.automationFlags["simulateUserAlreadyLoggedIn"] = true
 /// config.featureFlags = ["newCheckout": true, "banner": ["title": "Grüß \"dich\"", "weights": [1, 2.5]]]
 /// config.now = ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z")
-/// app.launchArguments = config.launchArguments          // XCUIApplication, or Process.arguments
+/// app.launchArguments = try config.launchArguments      // XCUIApplication, or Process.arguments
 /// app.launchEnvironment = config.launchEnvironment
 /// ```
 ///
@@ -84,13 +84,18 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
     }
 
     /// What to assign to `XCUIApplication.launchArguments` or `Process.arguments`.
+    ///
+    /// - Throws: ``StubKitError`` naming the flag when a flag's Double is NaN or infinite: JSON has no
+    ///   form for them, so the app could not be handed the value (rather than a crash in the runner).
     public var launchArguments: [String] {
-        var arguments = stubs.launchArguments
-        for kind in LaunchFlags.Kind.allCases {
-            let flags = kind == .feature ? featureFlags : automationFlags
-            if !flags.isEmpty { arguments.append("\(kind.argumentName)=\(flags.encoded)") }
+        get throws(StubKitError) {
+            var arguments = stubs.launchArguments
+            for kind in LaunchFlags.Kind.allCases {
+                let flags = kind == .feature ? featureFlags : automationFlags
+                if !flags.isEmpty { arguments.append("\(kind.argumentName)=\(try flags.encoded(as: kind))") }
+            }
+            return arguments + extraArguments
         }
-        return arguments + extraArguments
     }
 
     /// What to assign to `XCUIApplication.launchEnvironment` (or merge into `Process.environment`).

@@ -1,6 +1,11 @@
 #if os(macOS) || os(Linux)
 import Foundation
 import StubKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An executable launched with an ``AppLaunchConfiguration``, the way XCUITest launches an app: the
 /// Linux (and macOS command-line) stand-in for `XCUIApplication`.
@@ -53,7 +58,7 @@ public final class AppUnderTest: @unchecked Sendable {
 
         process = Process()
         process.executableURL = executable
-        process.arguments = configuration.launchArguments + arguments
+        process.arguments = try configuration.launchArguments + arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STUB_") }
         environment.merge(configuration.launchEnvironment) { _, new in new }
         process.environment = environment
@@ -62,9 +67,12 @@ public final class AppUnderTest: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = out
         process.standardError = err
-        // A write to the input of an app that has exited must fail, not kill the test runner.
-        signal(SIGPIPE, SIG_IGN)
         try process.run()
+        #if canImport(Darwin)
+        // A write to the input of an app that has exited must fail, not kill the test runner: on this
+        // descriptor only (on Linux, `send` blocks SIGPIPE on its own thread around the write).
+        _ = fcntl(input.fileHandleForWriting.fileDescriptor, F_SETNOSIGPIPE, 1)
+        #endif
 
         DispatchQueue.global().async { [output, lineArrived] in
             let handle = out.fileHandleForReading
@@ -93,15 +101,50 @@ public final class AppUnderTest: @unchecked Sendable {
     }
 
     deinit {
+        // Waited for, so no process outlives its test (nor writes to a journal file removed below).
         if process.isRunning { process.terminate() }
+        process.waitUntilExit()
         if ownsJournalFile { try? FileManager.default.removeItem(at: journal.url) }
     }
 
     public var isRunning: Bool { process.isRunning }
 
+    /// The app's process identifier.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Writes one line to the app's standard input (stubdemo's interactive mode reads a request per line).
+    ///
+    /// - Throws: a POSIX error (`EPIPE`) when the app has exited; the runner's SIGPIPE handling is left
+    ///   as it was (the signal is kept from this write only).
     public func send(_ line: String) throws {
-        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        let descriptor = input.fileHandleForWriting.fileDescriptor
+        #if canImport(Glibc)
+        // Linux has no per-descriptor switch for SIGPIPE: block it on this thread for the write, and
+        // take the one the write raised (pending on this thread) before unblocking.
+        var pipeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 && sigismember(&previous, SIGPIPE) == 0 {
+                var now = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = sigtimedwait(&pipeSignal, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        #endif
+        let bytes = Array((line + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            written += count
+        }
     }
 
     /// The next line the app prints, waiting at most `timeout` seconds for it; `nil` when the app

@@ -13,8 +13,11 @@ import StubKit
 /// ```
 ///
 /// Waits are woken by the kernel's file-change event for the app's write (see ``FileChangeWatcher``),
-/// never by a timer, and fail with the requests the app did make. Entries are mirrored into a
-/// ``StubJournal``, so waiting behaves exactly as it does in-process. Thread-safe.
+/// never by a timer, and follow the file's name: a journal file deleted and created again, or
+/// truncated, is read again from its start (entries read before stay). A truncation followed by
+/// writes past the old length before the reader runs cannot be told from an append; replace the
+/// file rather than truncating it. Waits fail with the requests the app did make. Entries are
+/// mirrored into a ``StubJournal``, so waiting behaves exactly as it does in-process. Thread-safe.
 public final class LiveJournal: Sendable {
     /// The file the app appends to.
     public let url: URL
@@ -24,10 +27,22 @@ public final class LiveJournal: Sendable {
 
     private struct ReadState {
         var offset: UInt64 = 0
+        /// The file read so far (device and inode), to notice a replacement.
+        var file: (device: UInt64, inode: UInt64)?
         var partial = Data()
         var rules: [LiveJournalLine.Rule] = []
+        /// Set when the file was replaced or truncated: its rules line replaces the old one.
+        var startedOver = false
         var problems: [String] = []
         var lineNumber = 0
+
+        /// A new journal under the same name: read it from its first byte. Entries read so far stay.
+        mutating func startOver() {
+            offset = 0
+            partial.removeAll()
+            lineNumber = 0
+            startedOver = true
+        }
     }
 
     /// Follows the journal file at `url`, creating it empty when it does not exist yet (the app then
@@ -61,6 +76,14 @@ public final class LiveJournal: Sendable {
         state.withLock { state in
             guard let handle = try? FileHandle(forReadingFrom: url) else { return }
             defer { try? handle.close() }
+            // Another file under the name (deleted and re-created, or renamed into place), or the same
+            // file shorter than what was read (truncated), is a new journal: read it from its start.
+            if let now = FileChangeWatcher.state(of: handle.fileDescriptor) {
+                if let known = state.file, known.device != now.device || known.inode != now.inode || now.size < state.offset {
+                    state.startOver()
+                }
+                state.file = (now.device, now.inode)
+            }
             do {
                 try handle.seek(toOffset: state.offset)
                 guard let data = try handle.readToEnd(), !data.isEmpty else { return }
@@ -76,7 +99,9 @@ public final class LiveJournal: Sendable {
                 state.lineNumber += 1
                 do {
                     switch try LiveJournalLine(decoding: Data(line)) {
-                    case .rules(let rules): state.rules += rules
+                    case .rules(let rules):
+                        state.rules = state.startedOver ? rules : state.rules + rules
+                        state.startedOver = false
                     case .request(let entry): mirror.append(entry)
                     case nil: break
                     }

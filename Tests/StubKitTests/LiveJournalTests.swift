@@ -34,6 +34,39 @@ struct LiveJournalTests {
         #expect(journal.problems.first?.hasPrefix("\(url.path):2: ") == true, "\(journal.problems)")
     }
 
+    @Test("a journal file deleted and re-created while a wait is pending is read from its start")
+    func replacedFile() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-live-test-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let journal = try LiveJournal(url: url)
+        // The old file is longer than the new one: an offset kept across the replacement skips its line.
+        try (line(id: 1, path: "/first") + line(id: 2, path: "/first")).write(to: url)
+        try await journal.waitForRequest(matching: RequestPredicate("POST", path: "/first"), count: 2, timeout: 60, whenArmed: nil)
+        try await journal.waitForRequest(matching: RequestPredicate("POST", path: "/replaced"), count: 1, timeout: 60, whenArmed: {
+            try? FileManager.default.removeItem(at: url)
+            _ = FileManager.default.createFile(atPath: url.path, contents: self.line(id: 1, path: "/replaced"))
+        })
+        #expect(journal.entries.map(\.request.url.path) == ["/first", "/first", "/replaced"])
+        #expect(journal.problems.isEmpty, "\(journal.problems)")
+    }
+
+    @Test("a journal file truncated in place and appended to is read from its start")
+    func truncatedFile() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-live-test-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let journal = try LiveJournal(url: url)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try handle.write(contentsOf: line(id: 1, path: "/first") + line(id: 2, path: "/first"))
+        try await journal.waitForRequest(matching: RequestPredicate("POST", path: "/first"), count: 2, timeout: 60, whenArmed: nil)
+        try await journal.waitForRequest(matching: RequestPredicate("POST", path: "/after-truncation"), count: 1, timeout: 60, whenArmed: {
+            try? handle.truncate(atOffset: 0)
+            try? handle.write(contentsOf: self.line(id: 1, path: "/after-truncation"))
+        })
+        #expect(journal.entries.map(\.request.url.path) == ["/first", "/first", "/after-truncation"])
+        #expect(journal.problems.isEmpty, "\(journal.problems)")
+    }
+
     @Test("a live journal path that cannot be opened stops activation with an error naming STUB_JOURNAL_LIVE")
     func unopenablePath() {
         var configuration = LaunchConfiguration(templates: ["restaurants_base"])

@@ -34,7 +34,7 @@ struct TestRunnerProcessTests {
         #expect(launch["simulateUserAlreadyLoggedIn"] as? Bool == true)
 
         // Apple's `-NAME value` form, as XCUITest users write launch arguments by hand.
-        let dashed = try ChildProcess.run("stubdemo", arguments: ["-STUB_AUTOMATION_FLAGS", config.automationFlags.encoded, "-STUB_SEED", "5", "--print-launch"])
+        let dashed = try ChildProcess.run("stubdemo", arguments: ["-STUB_AUTOMATION_FLAGS", config.automationFlags.encoded(), "-STUB_SEED", "5", "--print-launch"])
         #expect(dashed.status == 0, "\(dashed.stderr)")
         #expect(try flags(try launchLine(dashed)["automationFlags"]) == config.automationFlags)
     }
@@ -104,7 +104,9 @@ struct TestRunnerProcessTests {
         let wakeUp = returned.timeIntervalSince(entry.startedAt) - entry.duration
         // A wait that slept for its time-out would take all of it.
         #expect(returned.timeIntervalSince(started) < Self.timeout / 2, "took \(returned.timeIntervalSince(started)) s; woken \(wakeUp) s after the write")
-        #expect(wakeUp < Self.timeout / 10, "woken \(wakeUp) s after the write")
+        // Woken by the write itself: well under the interval any poller would use (a 1 s poll lands
+        // 0.5 s after the write on average).
+        #expect(wakeUp < 0.5, "woken \(wakeUp) s after the write")
         #expect(app.isRunning)
         #expect(entry.status == 200 && entry.rule?.name == "list restaurants")
     }
@@ -135,6 +137,10 @@ struct TestRunnerProcessTests {
         try app.send(#"POST https://api.takeaway.example/orders --data '{"items": [11]}' --header 'X-Trace: a b'"#)
         try await app.journal.waitForRequest(matching: RequestPredicate("POST", path: "/orders"), timeout: 60)
         try await app.journal.expectNoRequest(matching: RequestPredicate("DELETE", path: "/basket"), within: 0.5)
+        // Not a check that always passes: the same call fails for a request the app did send.
+        await #expect(throws: VerificationError.self) {
+            try await app.journal.expectNoRequest(matching: RequestPredicate("POST", path: "/orders"), within: Self.timeout)
+        }
     }
 
     @Test("the blocking wait, for XCTest UI tests, returns with the request and the app's output")
@@ -172,7 +178,17 @@ struct TestRunnerProcessTests {
         defer { app.terminate() }
         try app.send("GET \(api)/search?q=pizza")
         try app.journal.waitForRequestBlocking(matching: RequestPredicate("GET", path: "/search"), timeout: Self.timeout)
+        let watched = Date()
         try app.journal.expectNoRequestBlocking(matching: RequestPredicate("POST", path: "/orders"), within: 0.2)
+        // It watched for the whole period (a check that returned at once would not have)...
+        #expect(Date().timeIntervalSince(watched) >= 0.2)
+        // ...and it fails, naming the request, for one the app did send.
+        do {
+            try app.journal.expectNoRequestBlocking(matching: RequestPredicate("GET", path: "/search"), within: Self.timeout)
+            Issue.record("expectNoRequest passed although the app sent GET /search")
+        } catch {
+            #expect(error.description.contains("GET https://api.takeaway.example/search?q=pizza → 200"), "\(error.description)")
+        }
         #expect(app.journal.rules.count == 8)
         do {
             try app.journal.verifyAllRulesUsed()
@@ -183,6 +199,34 @@ struct TestRunnerProcessTests {
             #expect(String(describing: error).contains("requests seen: GET https://api.takeaway.example/search?q=pizza → 200"), "\(String(describing: error))")
         }
     }
+
+    @Test("releasing an AppUnderTest stops the app and waits for it: no process is left behind")
+    func releaseWaitsForExit() throws {
+        var app: AppUnderTest? = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]),
+                                                         arguments: ["--interactive"])
+        let pid = try #require(app?.processIdentifier)
+        try app?.send("GET \(api)/restaurants")
+        try app?.journal.waitForRequestBlocking(matching: RequestPredicate("GET", path: "/restaurants"), timeout: Self.timeout)
+        app = nil
+        // kill(pid, 0) succeeds for a running child and for an unreaped (zombie) one.
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "process \(pid) still exists after its AppUnderTest was released")
+    }
+
+    #if os(Linux)
+    @Test("launching leaves the runner's SIGPIPE handling alone; a line sent to an app that exited is an error")
+    func sigpipeScoped() throws {
+        func disposition() -> UInt {
+            var action = sigaction()
+            sigaction(SIGPIPE, nil, &action)
+            return unsafeBitCast(action.__sigaction_handler.sa_handler, to: UInt.self)
+        }
+        let before = disposition()
+        let app = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]), arguments: ["--interactive"])
+        #expect(app.finish() == 0)
+        #expect(disposition() == before)
+        #expect(throws: (any Error).self) { try app.send("GET \(api)/restaurants") }
+    }
+    #endif
 
     @Test("an app killed as XCUITest kills it has already written every line whole")
     func killedApp() async throws {

@@ -95,7 +95,7 @@ do {
 }
 if printLaunch {
     func json(_ flags: LaunchFlags) -> Any {
-        (try? JSONSerialization.jsonObject(with: Data(flags.encoded.utf8)) as? [String: Any])?["flags"] ?? [:]
+        (try? JSONSerialization.jsonObject(with: Data(((try? flags.encoded()) ?? "{}").utf8)) as? [String: Any])?["flags"] ?? [:]
     }
     var launch: [String: Any] = ["featureFlags": json(bridge.featureFlags), "automationFlags": json(bridge.automationFlags),
                                  "isTestLaunch": bridge.isTestLaunch]

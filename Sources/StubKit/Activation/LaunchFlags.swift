@@ -63,17 +63,82 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     private struct Envelope: Codable {
         var version: Int
         var flags: [String: FlagValue]
+
+        init(version: Int, flags: [String: FlagValue]) {
+            self.version = version
+            self.flags = flags
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            // JSONDecoder reports 1.5 for an Int as "not valid JSON"; say what is wrong instead.
+            if let number = try? container.decode(Double.self, forKey: .version), Int(exactly: number) == nil {
+                throw DecodingError.dataCorruptedError(forKey: .version, in: container,
+                                                       debugDescription: "the version is a whole number such as 1, got \(number)")
+            }
+            version = try container.decode(Int.self, forKey: .version)
+            flags = try container.decode([String: FlagValue].self, forKey: .flags)
+        }
     }
 
     /// The argument's value: version-1 JSON with sorted keys, so the same flags give the same text.
-    public var encoded: String {
+    ///
+    /// - Throws: ``StubKitError`` naming the flag when a Double is NaN or infinite (JSON has no form
+    ///   for them, and the app could not read them back).
+    public func encoded() throws(StubKitError) -> String {
+        try encoded(as: nil)
+    }
+
+    /// ``encoded()``, whose error starts with the argument name of `kind`.
+    package func encoded(as kind: Kind?) throws(StubKitError) -> String {
+        if let path = Self.nonFinitePath(in: values) {
+            throw .invalidLaunchSetting("\(kind.map { "\($0.argumentName): " } ?? "")\(path.description): \(path.value) cannot be passed to the app: JSON has no NaN or infinity; use a finite number or a string")
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(Envelope(version: Self.encodingVersion, flags: values)), as: UTF8.self)
         } catch {
-            preconditionFailure("LaunchFlags: a flag cannot be written as JSON (NaN and infinity have no JSON form): \(error)")
+            throw .invalidLaunchSetting("flags cannot be written as JSON: \(error)")
         }
+    }
+
+    /// The first NaN or infinite Double, in key order, with where it sits.
+    private static func nonFinitePath(in values: [String: FlagValue]) -> (description: String, value: Double)? {
+        func search(_ value: FlagValue, _ path: [any CodingKey]) -> ([any CodingKey], Double)? {
+            switch value {
+            case .double(let number) where !number.isFinite: return (path, number)
+            case .array(let items):
+                for (index, item) in items.enumerated() {
+                    if let found = search(item, path + [FlagKey(intValue: index)]) { return found }
+                }
+            case .dictionary(let entries):
+                for key in entries.keys.sorted() {
+                    if let found = search(entries[key]!, path + [FlagKey(stringValue: key)]) { return found }
+                }
+            default: break
+            }
+            return nil
+        }
+        guard let (path, number) = search(.dictionary(values), [FlagKey(stringValue: "flags")]) else { return nil }
+        return (keyPath(path), number)
+    }
+
+    /// A coding path as a reader can follow it: `flags.banner.weights[1]`, with keys that are not
+    /// identifiers quoted (`flags["a.b"].c`), so a dot inside a key is not read as a level.
+    static func keyPath(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else if key.stringValue.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            } else {
+                let quoted = (try? JSONEncoder().encode(key.stringValue)).map { String(decoding: $0, as: UTF8.self) } ?? key.stringValue
+                text += "[\(quoted)]"
+            }
+        }
+        return text
     }
 
     /// Reads an encoded value; `source` names the argument or variable in the error.
@@ -93,13 +158,21 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     private static func reason(_ error: any Error) -> String {
         switch error as? DecodingError {
         case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            let path = keyPath(context.codingPath)
             let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? context.debugDescription
-            return path.isEmpty ? detail : "at \(path.dropFirst()): \(detail)"
+            return path.isEmpty ? detail : "at \(path): \(detail)"
         default:
             return error.localizedDescription
         }
     }
+}
+
+/// A key of a flag's coding path, for ``LaunchFlags/keyPath(_:)``.
+private struct FlagKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init(intValue: Int) { self.stringValue = "\(intValue)"; self.intValue = intValue }
 }
 
 /// One flag's value: a Bool, an Int, a Double, a String, or an array or dictionary of these.
@@ -142,15 +215,38 @@ public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral,
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "null is not a value; leave the flag out instead")
+        }
         // Bool before numbers: JSONDecoder never reads `true` as 1, nor 1 as `true`.
         if let value = try? container.decode(Bool.self) { self = .bool(value) }
         else if let value = try? container.decode(Int.self) { self = .int(value) }
         else if let value = try? container.decode(Double.self) { self = .double(value) }
         else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([FlagValue].self) { self = .array(value) }
-        else if let value = try? container.decode([String: FlagValue].self) { self = .dictionary(value) }
+        else if let value = try Self.decodeIfShaped([FlagValue].self, in: container) { self = .array(value) }
+        else if let value = try Self.decodeIfShaped([String: FlagValue].self, in: container) { self = .dictionary(value) }
         else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a flag is a boolean, number, string, array or object (null is not a value)")
+            do {
+                _ = try container.decode(Double.self)
+            } catch is DecodingError {
+            } catch {
+                // JSONDecoder's own error for a number no Swift type holds (1e400), which it would
+                // otherwise report as "not valid JSON".
+                let text = String(describing: error)
+                let number = text.range(of: #"parsed: ""#).map { text[$0.upperBound...].prefix { $0 != "\"" } }
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number.map(String.init) ?? "the number") is out of the range of a Double")
+            }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a flag is a boolean, number, string, array or object")
+        }
+    }
+
+    /// An array or object, or `nil` when the value has another shape; an error inside one (a null
+    /// three levels down) is thrown with its own path rather than hidden behind "not a flag".
+    private static func decodeIfShaped<T: Decodable>(_ type: T.Type, in container: any SingleValueDecodingContainer) throws -> T? {
+        do {
+            return try container.decode(type)
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count == container.codingPath.count {
+            return nil
         }
     }
 
