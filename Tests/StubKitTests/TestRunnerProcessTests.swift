@@ -94,19 +94,26 @@ struct TestRunnerProcessTests {
         let restaurants = RequestPredicate("GET", path: "/restaurants")
         #expect(app.journal.requests(matching: restaurants).isEmpty)
 
-        let started = Date()
-        // The request is sent once the wait is registered: only the app's write can wake it.
-        try app.journal.waitForRequestBlocking(matching: restaurants, count: 1, timeout: Self.timeout,
-                                               whenArmed: { try? app.send("GET \(api)/restaurants") })
-        let returned = Date()
-        let entry = try #require(app.journal.requests(matching: restaurants).first)
-        // From the app's write (its entry's end) to the wait's return: the wake-up, without the app's start.
-        let wakeUp = returned.timeIntervalSince(entry.startedAt) - entry.duration
-        // A wait that slept for its time-out would take all of it.
-        #expect(returned.timeIntervalSince(started) < Self.timeout / 2, "took \(returned.timeIntervalSince(started)) s; woken \(wakeUp) s after the write")
-        // Woken by the write itself: well under the interval any poller would use (a 1 s poll lands
-        // 0.5 s after the write on average).
-        #expect(wakeUp < 0.5, "woken \(wakeUp) s after the write")
+        // Seven requests, each sent once its wait is registered: only the app's write can wake it.
+        var wakeUps: [TimeInterval] = []
+        var last: JournalEntry?
+        for count in 1...7 {
+            let started = Date()
+            try app.journal.waitForRequestBlocking(matching: restaurants, count: count, timeout: Self.timeout,
+                                                   whenArmed: { try? app.send("GET \(api)/restaurants") })
+            let returned = Date()
+            last = app.journal.requests(matching: restaurants).last
+            let written = try #require(last)
+            // From the app's write (its entry's end) to the wait's return: the wake-up, without the app's start.
+            wakeUps.append(returned.timeIntervalSince(written.startedAt) - written.duration)
+            // A wait that slept for its time-out would take all of it.
+            #expect(returned.timeIntervalSince(started) < Self.timeout / 2)
+        }
+        // Woken by the write itself: the median wake-up is far under the interval a poller would use (a
+        // 1 s poll gives a median near 0.5 s; one late sample on a loaded machine does not move a median).
+        let median = wakeUps.sorted()[wakeUps.count / 2]
+        #expect(median < 0.2, "median wake-up \(median) s after the write; all: \(wakeUps)")
+        let entry = try #require(last)
         #expect(app.isRunning)
         #expect(entry.status == 200 && entry.rule?.name == "list restaurants")
     }
