@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The importers only (YAML cassettes): never linked by apps.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The local stub server only (StubKitServer): an HTTP/1.1 engine with keep-alive, pipelining and quiescing.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // MARK: Core library (linked by apps; Foundation only)
@@ -45,10 +48,23 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Readers of HAR, WireMock, Mocktail and cassettes that write bundles through the bundle writer; the HAR exporter.
         .target(name: "StubKitImport", dependencies: ["StubKit", "CZlib", .product(name: "Yams", package: "Yams")]),
-        // `stubkit import|export`: the command line over StubKitImport (room for serve, scaffold, migrate).
+        // MARK: Local stub server (tools and test runners only; apps never link it)
+        // The same bundles served over HTTP to any process, on SwiftNIO.
+        .target(
+            name: "StubKitServer",
+            dependencies: [
+                "StubKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ]
+        ),
+        // `stubkit import|export|migrate|serve`: the command line over StubKitImport and StubKitServer.
         .executableTarget(
             name: "stubkit",
-            dependencies: ["StubKitImport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StubKitImport", "StubKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/stubkit"
         ),
 
@@ -60,6 +76,7 @@ let package = Package(
             name: "StubKitImportTests",
             dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]
         ),
+        .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),
     ]
 )
 

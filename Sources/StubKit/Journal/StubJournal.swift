@@ -93,7 +93,7 @@ public final class StubJournal: Sendable {
 
     /// Adds an entry (bodies cut to the limit, the oldest entries dropped beyond it) and wakes whoever
     /// waits for it.
-    func record(_ make: (Int) -> JournalEntry) {
+    package func record(_ make: (Int) -> JournalEntry) {
         let toNotify: [@Sendable () -> Void] = state.withLock { state in
             var entry = make(state.nextID)
             state.nextID += 1
