@@ -34,6 +34,7 @@ public final class StubServer: Sendable {
         var quiescing: ServerQuiescingHelper?
         var port: Int?
         var stopped = false
+        var groupShutDown = false
     }
 
     /// - Parameters:
@@ -50,7 +51,8 @@ public final class StubServer: Sendable {
     }
 
     deinit {
-        try? group.syncShutdownGracefully()
+        // A server never shut down still owns its threads.
+        if !state.withLockedValue({ $0.groupShutDown }) { try? group.syncShutdownGracefully() }
     }
 
     /// Loads a template from the bundles folder and puts it on top of the active ones.
@@ -119,20 +121,32 @@ public final class StubServer: Sendable {
     /// ``StubServerConfiguration/shutdownGrace``), closes idle and held connections, and returns
     /// when every connection is closed. Safe to call more than once.
     public func shutdown() async {
-        let (quiescing, first) = state.withLockedValue { state -> (ServerQuiescingHelper?, Bool) in
+        let first = state.withLockedValue { state -> Bool in
             defer { state.stopped = true }
-            return (state.quiescing, !state.stopped)
+            return !state.stopped
         }
-        guard first, let quiescing else { return }
+        guard first else { return }
         let promise = group.next().makePromise(of: Void.self)
-        quiescing.initiateShutdown(promise: promise)
-        let grace = configuration.shutdownGrace
-        let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(grace * 1e9))) { [group] in
-            // Still open after the grace period: the group's shutdown closes what is left.
-            group.shutdownGracefully { _ in }
+        let quiescing = state.withLockedValue { state -> Bool in
+            state.quiescing?.initiateShutdown(promise: promise)
+            return state.quiescing != nil
         }
-        _ = try? await promise.futureResult.get()
-        deadline.cancel()
+        if quiescing {
+            // Still open after the grace period: stop waiting; the group's shutdown closes what is left.
+            let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(configuration.shutdownGrace * 1e9))) {
+                promise.succeed()
+            }
+            _ = try? await promise.futureResult.get()
+            deadline.cancel()
+        } else {
+            promise.succeed()
+        }
+        // The helper is let go of while the event loops still run: its deinit completes a promise on one.
+        state.withLockedValue { state in
+            state.quiescing = nil
+            state.channel = nil
+            state.groupShutDown = true
+        }
         try? await group.shutdownGracefully()
     }
 
