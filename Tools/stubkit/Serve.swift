@@ -92,19 +92,36 @@ struct Serve: AsyncParsableCommand {
             printError("\(bundles): no such folder")
             throw ExitCode.badInput
         }
+        // Recording modes as in-process (STUB_RECORD_MODE): `once` replays an existing recording with
+        // the network off; `missing` replays it and records what it lacks; `all` records everything anew.
         var recorder: Recorder? = nil
+        var replay: [String] = []
+        var onMiss: StubServerConfiguration.MissPolicy = forward ? .forward : .refuse
         if let record {
-            do {
-                recorder = try Recorder(configuration: RecordConfiguration(template: record, folder: folder, mode: RecordConfiguration.Mode(rawValue: recordMode)!))
-            } catch {
-                printError("cannot record into \(record): \(error)")
+            guard BundleLocator.isValidTemplateName(record) else {
+                printError("--record '\(record)' is not a template name (letters, digits, '_' and '-')")
                 throw ExitCode.badInput
+            }
+            let recording = RecordConfiguration(template: record, folder: folder, mode: RecordConfiguration.Mode(rawValue: recordMode)!)
+            if recording.mode == .once && recording.bundleExists {
+                replay = [record]
+                onMiss = .refuse
+                printError("--record-mode once: \(recording.bundleFolder.path) exists; replaying it with the network off")
+            } else {
+                if recording.mode == .missing && recording.bundleExists { replay = [record] }
+                do {
+                    recorder = try Recorder(configuration: recording)
+                } catch {
+                    printError("cannot record into \(recording.bundleFolder.path): \(error.reason)")
+                    throw ExitCode.badInput
+                }
+                onMiss = .forward
             }
         }
         var configuration = StubServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.onMiss = forward || record != nil ? .forward : .refuse
+        configuration.onMiss = onMiss
         configuration.cors = cors
         configuration.extraHosts = extraHosts
         configuration.upstreamScheme = upstreamScheme
@@ -113,7 +130,7 @@ struct Serve: AsyncParsableCommand {
         configuration.timedOutHold = timedOutHold
         let engine = StubEngine(now: now.flatMap(Self.date), seed: seed, recorder: recorder)
         let server = StubServer(engine: engine, bundlesFolder: folder, configuration: configuration)
-        for template in templates {
+        for template in templates + replay.filter({ !templates.contains($0) }) {
             do {
                 for diagnostic in try server.activate(template) { printError(diagnostic.description) }
             } catch {

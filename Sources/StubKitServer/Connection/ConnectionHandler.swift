@@ -103,6 +103,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             let limit = dispatcher.configuration.maximumRequestBodySize
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
                 refuseBody(declared: declared)
+            } else if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+                // The client waits for this before sending a large body (curl: bodies over 1 MB).
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             }
         case .body(var chunk):
             guard !discarding else { return }
