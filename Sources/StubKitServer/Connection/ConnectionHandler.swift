@@ -76,8 +76,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimers()
+        let actions = onClose
+        onClose = []
+        actions.forEach { $0() }
         context.fireChannelInactive()
     }
+
+    /// Run once when the connection closes (a forward in flight is cancelled then).
+    var onClose: [() -> Void] = []
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ServerShuttingDown {
@@ -95,6 +101,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             headTimer?.cancel()
             headTimer = nil
+            // The body has as long as the head had: a client trickling a body cannot hold the connection either.
+            armHeadTimer()
             self.head = head
             body.clear()
             discarding = false
@@ -121,6 +129,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             self.head = nil
+            headTimer?.cancel()
+            headTimer = nil
             responding = true
             dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self)
         }
@@ -221,7 +231,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
             guard let self, !self.responding else { return }
             // A request half sent (or none at all) this long: the connection is freed for others.
-            self.close()
+            if self.head != nil {
+                self.keepAlive = false
+                self.responding = true
+                self.discarding = true
+                self.dispatcher.refuse(status: 408, reason: "the request was not complete within \(timeout) s (--header-timeout)", on: self)
+            } else {
+                self.close()
+            }
         }
     }
 

@@ -23,7 +23,6 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private var kept = Data()
     private var count = 0
     private var truncated = false
-    var cancel: (@Sendable () -> Void)?
 
     /// The client gets the upstream's redirects as they are (with stubbed hosts pointed back here).
     var followsRedirects: Bool { false }
@@ -149,6 +148,8 @@ extension RequestDispatcher {
             return
         }
         let relay = ForwardRelay(exchange: exchange, connection: connection, dispatcher: self)
-        relay.cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
+        let cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
+        // The client went away: so does the upstream request.
+        connection.onClose.append(cancel)
     }
 }
