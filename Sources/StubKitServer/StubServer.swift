@@ -50,6 +50,8 @@ public final class StubServer: Sendable {
     }
 
     deinit {
+        // The quiescing helper fails a promise on its loop when it goes: let it go while the loops run.
+        state.withLockedValue { $0.quiescing = nil }
         try? group.syncShutdownGracefully()
     }
 
@@ -119,13 +121,18 @@ public final class StubServer: Sendable {
     /// ``StubServerConfiguration/shutdownGrace``), closes idle and held connections, and returns
     /// when every connection is closed. Safe to call more than once.
     public func shutdown() async {
-        let (quiescing, first) = state.withLockedValue { state -> (ServerQuiescingHelper?, Bool) in
+        // The helper leaves the state here: its deinit fails a promise on one of the group's loops
+        // (NIO's "Cannot schedule tasks on an EventLoop that has already shut down" if it outlived them).
+        var helper: ServerQuiescingHelper?
+        let first = state.withLockedValue { state -> Bool in
             defer { state.stopped = true }
-            return (state.quiescing, !state.stopped)
+            helper = state.quiescing
+            state.quiescing = nil
+            return !state.stopped
         }
-        guard first, let quiescing else { return }
+        guard first, helper != nil else { return }
         let promise = group.next().makePromise(of: Void.self)
-        quiescing.initiateShutdown(promise: promise)
+        helper?.initiateShutdown(promise: promise)
         let grace = configuration.shutdownGrace
         let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(grace * 1e9))) { [group] in
             // Still open after the grace period: the group's shutdown closes what is left.
@@ -133,6 +140,7 @@ public final class StubServer: Sendable {
         }
         _ = try? await promise.futureResult.get()
         deadline.cancel()
+        helper = nil
         try? await group.shutdownGracefully()
     }
 
