@@ -28,6 +28,7 @@ public final class StubServer: Sendable {
     private let admin: AdminAPI
     private let dispatcher: RequestDispatcher
     private let state = NIOLockedValueBox(State())
+    private let connections = OpenConnections()
 
     private struct State {
         var channel: (any Channel)?
@@ -83,6 +84,7 @@ public final class StubServer: Sendable {
     public func start() async throws(StubServerError) -> Int {
         let quiescing = ServerQuiescingHelper(group: group)
         let dispatcher = self.dispatcher
+        let connections = self.connections
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -94,7 +96,8 @@ public final class StubServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.insert(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
                     try operations.addHandler(ShutdownNotifier())
                     try operations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
@@ -134,9 +137,11 @@ public final class StubServer: Sendable {
         let promise = group.next().makePromise(of: Void.self)
         helper?.initiateShutdown(promise: promise)
         let grace = configuration.shutdownGrace
-        let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(grace * 1e9))) { [group] in
-            // Still open after the grace period: the group's shutdown closes what is left.
-            group.shutdownGracefully { _ in }
+        let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(grace * 1e9))) { [connections] in
+            // Still open after the grace period: closed, which completes the quiescing. (Shutting the
+            // group down here instead left answers in flight scheduling on dead loops and the promise
+            // below unfulfilled: `stubkit serve` hung after SIGTERM.)
+            connections.closeAll()
         }
         _ = try? await promise.futureResult.get()
         deadline.cancel()
@@ -171,5 +176,22 @@ final class ShutdownNotifier: ChannelInboundHandler, RemovableChannelHandler {
             context.fireUserInboundEventTriggered(ServerShuttingDown())
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// The connections open now, so the ones still busy when the shutdown grace ends can be closed.
+final class OpenConnections: Sendable {
+    private let channels = NIOLockedValueBox([ObjectIdentifier: any Channel]())
+
+    func insert(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        channels.withLockedValue { $0[id] = channel }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = channels.withLockedValue { $0.removeValue(forKey: id) }
+        }
+    }
+
+    func closeAll() {
+        for channel in channels.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }

@@ -44,6 +44,8 @@ struct ServerLifecycleTests {
         // The head and the first chunk have arrived: the answer is in flight.
         let head = try connection.readHead()
         #expect(head.hasPrefix("HTTP/1.1 200"))
+        let receivedBeforeSignal = connection.bytesReceived.count - head.utf8.count - 4
+        #expect(receivedBeforeSignal < Self.slowBody.utf8.count, "the whole body came before the signal")
         kill(server.process.processIdentifier, SIGTERM)
 
         let received = try connection.readToEnd()
