@@ -59,6 +59,21 @@ struct ServerLifecycleTests {
         #expect(entries?.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == ["https://slow.example/download"])
     }
 
+    @Test("SIGTERM answers a pending admin wait with 503 at once instead of holding the shutdown")
+    func shutdownEndsLongPolls() throws {
+        let server = try ServerProcess([stubBundles, "--template", "restaurants_base"])
+        let poll = try RawConnection(port: server.port)
+        try poll.send("GET /__stubkit/wait?path=/never&timeout=300 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        // Another client is served after the poll went out, so the poll is waiting by now.
+        #expect(try Curl.request("\(server.baseURL)/api.takeaway.example/restaurants").status == 200)
+        kill(server.process.processIdentifier, SIGTERM)
+        let head = try poll.readHead()
+        #expect(head.hasPrefix("HTTP/1.1 503"), "\(head)")
+        #expect(head.contains("Connection: close"))
+        #expect(String(decoding: try poll.readToEnd(), as: UTF8.self).contains("shutting down"))
+        expectCleanExit(server.terminate(SIGTERM))
+    }
+
     /// One bad command line and a word its message must contain.
     struct BadArguments: CustomTestStringConvertible, Sendable {
         var name: String
