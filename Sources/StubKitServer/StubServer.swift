@@ -35,6 +35,7 @@ public final class StubServer: Sendable {
         var quiescing: ServerQuiescingHelper?
         var port: Int?
         var stopped = false
+        var groupShutDown = false
     }
 
     /// - Parameters:
@@ -51,9 +52,8 @@ public final class StubServer: Sendable {
     }
 
     deinit {
-        // The quiescing helper fails a promise on its loop when it goes: let it go while the loops run.
-        state.withLockedValue { $0.quiescing = nil }
-        try? group.syncShutdownGracefully()
+        // A server never shut down still owns its threads.
+        if !state.withLockedValue({ $0.groupShutDown }) { try? group.syncShutdownGracefully() }
     }
 
     /// Loads a template from the bundles folder and puts it on top of the active ones.
@@ -124,28 +124,35 @@ public final class StubServer: Sendable {
     /// ``StubServerConfiguration/shutdownGrace``), closes idle and held connections, and returns
     /// when every connection is closed. Safe to call more than once.
     public func shutdown() async {
-        // The helper leaves the state here: its deinit fails a promise on one of the group's loops
-        // (NIO's "Cannot schedule tasks on an EventLoop that has already shut down" if it outlived them).
-        var helper: ServerQuiescingHelper?
         let first = state.withLockedValue { state -> Bool in
             defer { state.stopped = true }
-            helper = state.quiescing
-            state.quiescing = nil
             return !state.stopped
         }
-        guard first, helper != nil else { return }
+        guard first else { return }
         let promise = group.next().makePromise(of: Void.self)
-        helper?.initiateShutdown(promise: promise)
-        let grace = configuration.shutdownGrace
-        let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(grace * 1e9))) { [connections] in
-            // Still open after the grace period: closed, which completes the quiescing. (Shutting the
-            // group down here instead left answers in flight scheduling on dead loops and the promise
-            // below unfulfilled: `stubkit serve` hung after SIGTERM.)
-            connections.closeAll()
+        let quiescing = state.withLockedValue { state -> Bool in
+            state.quiescing?.initiateShutdown(promise: promise)
+            return state.quiescing != nil
         }
-        _ = try? await promise.futureResult.get()
-        deadline.cancel()
-        helper = nil
+        if quiescing {
+            // Still open after the grace period: closed here, while the loops run, which completes the
+            // quiescing. (Left to the group's shutdown, answers still streaming scheduled their next chunk
+            // on a loop already shut down: NIO's "Cannot schedule tasks on an EventLoop that has already
+            // shut down". Succeeding the promise here too raced the same way.)
+            let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(configuration.shutdownGrace * 1e9))) { [connections] in
+                connections.closeAll()
+            }
+            _ = try? await promise.futureResult.get()
+            deadline.cancel()
+        } else {
+            promise.succeed()
+        }
+        // The helper is let go of while the event loops still run: its deinit completes a promise on one.
+        state.withLockedValue { state in
+            state.quiescing = nil
+            state.channel = nil
+            state.groupShutDown = true
+        }
         try? await group.shutdownGracefully()
     }
 

@@ -59,6 +59,26 @@ struct ServerLifecycleTests {
         #expect(entries?.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == ["https://slow.example/download"])
     }
 
+    @Test("an answer still running when --shutdown-grace ends is cut off, and the server still exits 0")
+    func shutdownPastGrace() throws {
+        let folder = try TemporaryFolder()
+        // 60,000 bytes at 4,000 bytes a second: 15 s, far past the half-second grace.
+        try folder.bundle("slow", ["stubsRules.json": """
+            { "host": "slow.example",
+              "rules": [ { "method": "GET", "path": "/download", "throttle": 4000, "body": "\(String(repeating: "x", count: 60_000))" } ] }
+            """])
+        let server = try ServerProcess([folder.url.path, "--template", "slow", "--shutdown-grace", "0.5"])
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /slow.example/download HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let head = try connection.readHead()
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        kill(server.process.processIdentifier, SIGTERM)
+        let body = try connection.readToEnd().count - head.utf8.count - 4
+        #expect(body > 0 && body < 60_000, "\(body) body bytes")
+        // Exits on its own (a shutdown that hangs is killed after a minute and fails here).
+        expectCleanExit(server.terminate(SIGTERM))
+    }
+
     @Test("SIGTERM answers a pending admin wait with 503 at once instead of holding the shutdown")
     func shutdownEndsLongPolls() throws {
         let server = try ServerProcess([stubBundles, "--template", "restaurants_base"])

@@ -87,13 +87,17 @@ public final class ServerProcess: @unchecked Sendable {
         stdout.waitForLine(containing: text, limit: limit)
     }
 
-    /// Sends `signal`, waits for the process to end and for both pipes to close, and returns what it printed.
+    /// Sends `signal`, waits for the process to end and for both pipes to close, and returns what it
+    /// printed. A process still running `limit` seconds later (a shutdown that hangs) is killed, and
+    /// the exit says so (`exited` false).
     @discardableResult
-    public func terminate(_ signal: Int32 = SIGTERM) -> Exit {
+    public func terminate(_ signal: Int32 = SIGTERM, limit: TimeInterval = 60) -> Exit {
         if process.isRunning { kill(process.processIdentifier, signal) }
+        // Its stdout closes when it ends.
+        if !stdout.waitForEnd(limit: limit).ended { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let exit = Exit(status: process.terminationStatus, exited: process.terminationReason == .exit,
-                        stdout: stdout.waitForEnd(), stderr: stderr.waitForEnd())
+                        stdout: stdout.waitForEnd().text, stderr: stderr.waitForEnd().text)
         return exit
     }
 
@@ -138,11 +142,11 @@ final class PipeReader: @unchecked Sendable {
         }
     }
 
-    /// Everything the pipe carried, once it has closed.
-    func waitForEnd(limit: TimeInterval = 60) -> String {
+    /// Everything the pipe carried once it has closed, or what came before `limit` (`ended` false).
+    func waitForEnd(limit: TimeInterval = 60) -> (text: String, ended: Bool) {
         let deadline = Date().addingTimeInterval(limit)
         condition.lock(); defer { condition.unlock() }
         while !ended && condition.wait(until: deadline) {}
-        return String(decoding: data, as: UTF8.self)
+        return (String(decoding: data, as: UTF8.self), ended)
     }
 }

@@ -65,6 +65,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("timed-out-hold"), help: "Seconds a simulated timedOut holds the connection without an answer.")
     var timedOutHold: Double = 60
 
+    @Option(name: .customLong("shutdown-grace"), help: "Seconds answers in flight may take to finish at shutdown before they are cut off.")
+    var shutdownGrace: Double = 10
+
     @Option(help: "Write the journal as HAR to this file at shutdown.")
     var har: String?
 
@@ -85,6 +88,7 @@ struct Serve: AsyncParsableCommand {
         if !(0...65535).contains(port) { return "--port \(port) is not a port number (0 to 65535)" }
         if maxBody < 0 { return "--max-body must not be negative" }
         if !(headerTimeout > 0) { return "--header-timeout \(headerTimeout) must be a positive number of seconds" }
+        if !(shutdownGrace >= 0) { return "--shutdown-grace \(shutdownGrace) must not be negative" }
         if !(timedOutHold >= 0) { return "--timed-out-hold \(timedOutHold) must not be negative" }
         if let now, Self.date(now) == nil { return "--now '\(now)' is not an ISO 8601 date and time (2026-01-01T12:00:00Z)" }
         if !["http", "https"].contains(upstreamScheme) { return "--upstream-scheme '\(upstreamScheme)' is not http or https" }
@@ -99,28 +103,46 @@ struct Serve: AsyncParsableCommand {
             printError("\(bundles): no such folder")
             throw ExitCode.badInput
         }
+        // Recording modes as in-process (STUB_RECORD_MODE): `once` replays an existing recording with
+        // the network off; `missing` replays it and records what it lacks; `all` records everything anew.
         var recorder: Recorder? = nil
+        var replay: [String] = []
+        var onMiss: StubServerConfiguration.MissPolicy = forward ? .forward : .refuse
         if let record {
-            do {
-                recorder = try Recorder(configuration: RecordConfiguration(template: record, folder: folder, mode: RecordConfiguration.Mode(rawValue: recordMode)!))
-            } catch {
-                printError("cannot record into \(record): \(error)")
+            guard BundleLocator.isValidTemplateName(record) else {
+                printError("--record '\(record)' is not a template name (letters, digits, '_' and '-')")
                 throw ExitCode.badInput
+            }
+            let recording = RecordConfiguration(template: record, folder: folder, mode: RecordConfiguration.Mode(rawValue: recordMode)!)
+            if recording.mode == .once && recording.bundleExists {
+                replay = [record]
+                onMiss = .refuse
+                printError("--record-mode once: \(recording.bundleFolder.path) exists; replaying it with the network off")
+            } else {
+                if recording.mode == .missing && recording.bundleExists { replay = [record] }
+                do {
+                    recorder = try Recorder(configuration: recording)
+                } catch {
+                    printError("cannot record into \(recording.bundleFolder.path): \(error.reason)")
+                    throw ExitCode.badInput
+                }
+                onMiss = .forward
             }
         }
         var configuration = StubServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.onMiss = forward || record != nil ? .forward : .refuse
+        configuration.onMiss = onMiss
         configuration.cors = cors
         configuration.extraHosts = extraHosts
         configuration.upstreamScheme = upstreamScheme
         configuration.maximumRequestBodySize = maxBody
         configuration.requestHeadTimeout = headerTimeout
         configuration.timedOutHold = timedOutHold
+        configuration.shutdownGrace = shutdownGrace
         let engine = StubEngine(now: now.flatMap(Self.date), seed: seed, recorder: recorder)
         let server = StubServer(engine: engine, bundlesFolder: folder, configuration: configuration)
-        for template in templates {
+        for template in templates + replay.filter({ !templates.contains($0) }) {
             do {
                 for diagnostic in try server.activate(template) { printError(diagnostic.description) }
             } catch {

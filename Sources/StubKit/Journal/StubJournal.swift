@@ -78,7 +78,7 @@ public final class StubJournal: Sendable {
     }
 
     /// Waits in progress (for tests: a wait is woken by the entry that satisfies it, inside `record`).
-    var waiterCount: Int {
+    package var waiterCount: Int {
         state.withLock { $0.waiters.count }
     }
 

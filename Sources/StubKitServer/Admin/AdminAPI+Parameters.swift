@@ -74,7 +74,7 @@ extension AdminAPI {
 }
 
 extension ConnectionHandler {
-    func send(reply: Result<AdminAPI.Reply, AdminAPI.Failure>, head: Bool) {
+    func send(reply: Result<AdminAPI.Reply, AdminAPI.Failure>, head: Bool, extra: [(String, String)] = []) {
         let answer: AdminAPI.Reply
         switch reply {
         case .success(let ok): answer = ok
@@ -84,7 +84,7 @@ extension ConnectionHandler {
             answer = json
         }
         send(status: answer.status, headers: [("Content-Type", answer.contentType), ("Content-Length", String(answer.body.count)),
-                                              ("Cache-Control", "no-store")],
+                                              ("Cache-Control", "no-store")] + extra,
              body: ByteBuffer(bytes: answer.body), headOnly: head)
     }
 }

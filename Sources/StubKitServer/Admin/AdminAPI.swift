@@ -68,6 +68,8 @@ final class AdminAPI: Sendable {
         let parameters = Self.parameters(query)
         let route = String(path.dropFirst(Self.prefix.count))
         let method = request.head.method
+        // A page on another origin may drive the server too (`--cors`).
+        let cors = dispatcher.configuration.cors ? dispatcher.corsHeaders(for: request) : []
         var result: Result<Reply, Failure>
         switch (method, route) {
         case (.GET, "status"), (.GET, ""):
@@ -105,15 +107,15 @@ final class AdminAPI: Sendable {
                 let predicate = try Self.predicate(parameters)
                 let period = try Self.seconds(parameters, route == "wait" ? "timeout" : "within", limit: maximumWait)
                 let count = route == "wait" ? try Self.count(parameters) : 0
-                wait(route == "wait", predicate: predicate, count: count, period: period, on: connection)
+                wait(route == "wait", predicate: predicate, count: count, period: period, on: connection, extra: cors)
             } catch {
-                connection.send(reply: .failure(error), head: request.isHead)
+                connection.send(reply: .failure(error), head: request.isHead, extra: cors)
             }
             return
         default:
             result = .failure(Failure(status: 404, message: "no admin endpoint \(method.rawValue) \(path); see README, \"Local server\""))
         }
-        connection.send(reply: result, head: request.isHead)
+        connection.send(reply: result, head: request.isHead, extra: cors)
     }
 
     private func status() -> [String: Any] {
@@ -122,7 +124,8 @@ final class AdminAPI: Sendable {
     }
 
     /// A long poll: answered when the journal has the requests (or has none for the whole period).
-    private func wait(_ arriving: Bool, predicate: RequestPredicate, count: Int, period: TimeInterval, on connection: ConnectionHandler) {
+    private func wait(_ arriving: Bool, predicate: RequestPredicate, count: Int, period: TimeInterval, on connection: ConnectionHandler,
+                      extra: [(String, String)]) {
         let loop = connection.eventLoop
         let bound = NIOLoopBound(connection, eventLoop: loop)
         let journal = engine.journal
@@ -130,7 +133,7 @@ final class AdminAPI: Sendable {
         let answered = NIOLockedValueBox(false)
         connection.answerAtShutdown = { [weak connection] in
             answered.withLockedValue { $0 = true }
-            connection?.send(reply: .failure(Failure(status: 503, message: "the server is shutting down; the wait ended early")), head: false)
+            connection?.send(reply: .failure(Failure(status: 503, message: "the server is shutting down; the wait ended early")), head: false, extra: extra)
         }
         Task {
             let outcome: Result<Reply, Failure>
@@ -150,7 +153,7 @@ final class AdminAPI: Sendable {
             loop.execute {
                 guard !answered.withLockedValue({ $0 }), bound.value.isActive else { return }
                 bound.value.answerAtShutdown = nil
-                bound.value.send(reply: outcome, head: false)
+                bound.value.send(reply: outcome, head: false, extra: extra)
             }
         }
     }

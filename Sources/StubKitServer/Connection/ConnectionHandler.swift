@@ -79,8 +79,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimers()
+        let actions = onClose
+        onClose = []
+        actions.forEach { $0() }
         context.fireChannelInactive()
     }
+
+    /// Run once when the connection closes (a forward in flight is cancelled then).
+    var onClose: [() -> Void] = []
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ServerShuttingDown {
@@ -103,6 +109,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             headTimer?.cancel()
             headTimer = nil
+            // The body has as long as the head had: a client trickling a body cannot hold the connection either.
+            armHeadTimer()
             self.head = head
             body.clear()
             discarding = false
@@ -111,6 +119,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             let limit = dispatcher.configuration.maximumRequestBodySize
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
                 refuseBody(declared: declared)
+            } else if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+                // The client waits for this before sending a large body (curl: bodies over 1 MB).
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             }
         case .body(var chunk):
             guard !discarding else { return }
@@ -126,6 +137,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             self.head = nil
+            headTimer?.cancel()
+            headTimer = nil
             responding = true
             dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self)
         }
@@ -226,7 +239,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
             guard let self, !self.responding else { return }
             // A request half sent (or none at all) this long: the connection is freed for others.
-            self.close()
+            if self.head != nil {
+                self.keepAlive = false
+                self.responding = true
+                self.discarding = true
+                self.dispatcher.refuse(status: 408, reason: "the request was not complete within \(timeout) s (--header-timeout)", on: self)
+            } else {
+                self.close()
+            }
         }
     }
 

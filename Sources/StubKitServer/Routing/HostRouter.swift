@@ -60,8 +60,9 @@ struct HostRouter: Sendable {
         if let problem = Self.problem(inPath: path) { return .failure(Refusal(reason: problem)) }
         let suffix = query.map { "?" + $0 } ?? ""
 
-        // The Host header names a stubbed host: the server is used as a plain-HTTP proxy.
-        if let header = hostHeader.map(Self.hostOnly), hosts.contains(header) {
+        // The Host header names a stubbed host (and not this server's own port): the server is used
+        // as a plain-HTTP proxy.
+        if let hostHeader, !Self.namesServer(hostHeader, serverAuthority), case let header = Self.hostOnly(hostHeader), hosts.contains(header) {
             return make("http://\(header)\(path)\(suffix)", stubbedHost: header)
         }
         // The first path component names a host.
@@ -101,6 +102,13 @@ struct HostRouter: Sendable {
             if decoded == "." || decoded == ".." { return "the path '\(path)' contains a '\(decoded)' segment" }
         }
         return nil
+    }
+
+    /// Whether a `Host` header is this server's address: its port (a client reaching the server by any
+    /// name, `localhost:PORT` or `10.0.2.2:PORT`, names it by its port).
+    static func namesServer(_ header: String, _ serverAuthority: String) -> Bool {
+        guard let port = serverAuthority.split(separator: ":").last else { return false }
+        return header.lowercased() == serverAuthority.lowercased() || header.hasSuffix(":" + port)
     }
 
     /// `api.example.com:8080` → `api.example.com`.

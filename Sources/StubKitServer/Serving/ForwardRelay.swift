@@ -23,7 +23,6 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private var kept = Data()
     private var count = 0
     private var truncated = false
-    var cancel: (@Sendable () -> Void)?
 
     /// The client gets the upstream's redirects as they are (with stubbed hosts pointed back here).
     var followsRedirects: Bool { false }
@@ -96,7 +95,18 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
         count += data.count
         capture?.append(data, keepingOnFailure: false)
         guard !exchange.request.isHead else { return }
-        _ = connection.value.sendChunk(ByteBuffer(bytes: data))
+        // One chunk is held back until the next arrives or the exchange completes: with the upstream's
+        // Content-Length the client has the whole body with its last byte, and by then the journal
+        // entry (and the recording) must exist.
+        if let previous = heldBack { _ = connection.value.sendChunk(ByteBuffer(bytes: previous)) }
+        heldBack = data
+    }
+
+    private var heldBack: Data?
+
+    private func releaseHeldBack() {
+        if let last = heldBack { _ = connection.value.sendChunk(ByteBuffer(bytes: last)) }
+        heldBack = nil
     }
 
     private func completed(_ error: URLError?) {
@@ -106,6 +116,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
             recorder?.noteFailed(error)
             let text = "StubKit server: forwarding \(exchange.stubRequest.method) \(exchange.stubRequest.url.absoluteString) failed: \(error.localizedDescription)"
             dispatcher.journal(exchange, status: status == nil ? 502 : status, passThrough: true, error: error, description: text)
+            heldBack = nil
             if status == nil {
                 dispatcher.sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "forward-failed")])
             } else {
@@ -123,6 +134,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
         capture = nil
         dispatcher.journal(exchange, status: status, headers: headers, body: kept, bodySize: count, truncated: truncated,
                            passThrough: true, recordedAs: recordedAs, recordingFailure: recordingFailure)
+        releaseHeldBack()
         connection.finish()
     }
 }
@@ -136,6 +148,8 @@ extension RequestDispatcher {
             return
         }
         let relay = ForwardRelay(exchange: exchange, connection: connection, dispatcher: self)
-        relay.cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
+        let cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
+        // The client went away: so does the upstream request.
+        connection.onClose.append(cancel)
     }
 }

@@ -158,10 +158,14 @@ extension RequestDispatcher {
 
     /// The rule's headers in a stable order, with CORS headers when asked for.
     func ordered(_ headers: [String: String], _ exchange: Exchange) -> [(String, String)] {
-        var fields = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { ($0.key, $0.value) }
+        // Framing is the server's: a rule's Transfer-Encoding or Connection would contradict it.
+        var fields = headers.filter { !Self.framing.contains($0.key.lowercased()) }
+            .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { ($0.key, $0.value) }
         if configuration.cors { fields += corsHeaders(for: exchange.request) }
         return fields
     }
+
+    static let framing: Set<String> = ["connection", "transfer-encoding", "keep-alive", "upgrade", "trailer"]
 
     static func setLength(_ count: Int, in headers: inout [String: String]) {
         for name in headers.keys where name.lowercased() == "content-length" { headers[name] = nil }

@@ -44,12 +44,12 @@ final class RequestDispatcher: Sendable {
 
     func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler) {
         let target = request.head.uri
-        if target == AdminAPI.prefix.dropLast() || target.hasPrefix(AdminAPI.prefix) {
-            admin.handle(request, on: connection, dispatcher: self)
-            return
-        }
         if configuration.cors, request.head.method == .OPTIONS, request.head.headers.contains(name: "access-control-request-method") {
             connection.send(status: 204, headers: preflightHeaders(for: request), body: nil)
+            return
+        }
+        if target == AdminAPI.prefix.dropLast() || target.hasPrefix(AdminAPI.prefix) {
+            admin.handle(request, on: connection, dispatcher: self)
             return
         }
         let (router, authority) = routing.withLockedValue { ($0.router, $0.authority) }
