@@ -28,6 +28,7 @@ public final class StubServer: Sendable {
     private let admin: AdminAPI
     private let dispatcher: RequestDispatcher
     private let state = NIOLockedValueBox(State())
+    private let connections = OpenConnections()
 
     private struct State {
         var channel: (any Channel)?
@@ -83,6 +84,7 @@ public final class StubServer: Sendable {
     public func start() async throws(StubServerError) -> Int {
         let quiescing = ServerQuiescingHelper(group: group)
         let dispatcher = self.dispatcher
+        let connections = self.connections
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -94,7 +96,8 @@ public final class StubServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.insert(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
                     try operations.addHandler(ShutdownNotifier())
                     try operations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
@@ -132,9 +135,12 @@ public final class StubServer: Sendable {
             return state.quiescing != nil
         }
         if quiescing {
-            // Still open after the grace period: stop waiting; the group's shutdown closes what is left.
-            let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(configuration.shutdownGrace * 1e9))) {
-                promise.succeed()
+            // Still open after the grace period: closed here, while the loops run, which completes the
+            // quiescing. (Left to the group's shutdown, answers still streaming scheduled their next chunk
+            // on a loop already shut down: NIO's "Cannot schedule tasks on an EventLoop that has already
+            // shut down". Succeeding the promise here too raced the same way.)
+            let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(configuration.shutdownGrace * 1e9))) { [connections] in
+                connections.closeAll()
             }
             _ = try? await promise.futureResult.get()
             deadline.cancel()
@@ -177,5 +183,22 @@ final class ShutdownNotifier: ChannelInboundHandler, RemovableChannelHandler {
             context.fireUserInboundEventTriggered(ServerShuttingDown())
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// The connections open now, so the ones still busy when the shutdown grace ends can be closed.
+final class OpenConnections: Sendable {
+    private let channels = NIOLockedValueBox([ObjectIdentifier: any Channel]())
+
+    func insert(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        channels.withLockedValue { $0[id] = channel }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = channels.withLockedValue { $0.removeValue(forKey: id) }
+        }
+    }
+
+    func closeAll() {
+        for channel in channels.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }

@@ -32,10 +32,23 @@ public struct ChildProcess {
         productsFolder.appendingPathComponent(name)
     }
 
+    /// The first `name` on `PATH`, or nil.
+    public static func onPath(_ name: String) -> URL? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
     /// Runs the executable to completion and returns what it printed. Waits on the process's exit, not a timer.
     public static func run(_ name: String, arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Output {
+        try run(executableURL: executable(name), arguments: arguments, environment: environment, currentDirectory: currentDirectory)
+    }
+
+    /// Runs any program (`/usr/bin/curl`, `python3` found on `PATH`) to completion, as ``run(_:arguments:environment:currentDirectory:)``.
+    public static func run(executableURL: URL, arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
+                           input: Data? = nil) throws -> Output {
         let process = Process()
-        process.executableURL = executable(name)
+        process.executableURL = executableURL
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         // The child sees only what the test gives it, as an app launched by a UI test would.
@@ -46,7 +59,15 @@ public struct ChildProcess {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        if let input {
+            let stdin = Pipe()
+            process.standardInput = stdin
+            try process.run()
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        } else {
+            try process.run()
+        }
         // Read both pipes to the end before waiting, so a large output cannot block the child.
         let group = DispatchGroup()
         nonisolated(unsafe) var stderrData = Data()

@@ -31,6 +31,12 @@ public enum HeadlessBrowser {
         try run(["--dump-dom", file.absoluteString])
     }
 
+    /// Loads the page (a file or an `http:` URL) and returns its DOM once its network requests have
+    /// settled: virtual time stops while requests are pending, so `fetch` answers land before the dump.
+    public static func renderedDOM(of page: URL, virtualTimeBudget milliseconds: Int) throws -> String {
+        try run(["--virtual-time-budget=\(milliseconds)", "--dump-dom", page.absoluteString])
+    }
+
     /// Renders the file to a PNG screenshot.
     public static func screenshot(of file: URL, to png: URL) throws {
         _ = try run(["--screenshot=\(png.path)", "--window-size=1200,900", file.absoluteString])

@@ -65,24 +65,35 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("timed-out-hold"), help: "Seconds a simulated timedOut holds the connection without an answer.")
     var timedOutHold: Double = 60
 
+    @Option(name: .customLong("shutdown-grace"), help: "Seconds answers in flight may take to finish at shutdown before they are cut off.")
+    var shutdownGrace: Double = 10
+
     @Option(help: "Write the journal as HAR to this file at shutdown.")
     var har: String?
 
     @Option(help: "Write the HTML journal report to this file at shutdown.")
     var report: String?
 
+    /// Checks the options together. A problem exits 2 (as the discussion says), not ArgumentParser's 64
+    /// for validation errors, so scripts see one status for every bad argument of `serve`.
     func validate() throws {
-        if killNetwork && (forward || record != nil) {
-            throw ValidationError("--kill-network cannot be combined with --forward or --record")
+        if let problem = argumentProblem {
+            printError(problem)
+            throw ExitCode.badInput
         }
-        if !(0...65535).contains(port) { throw ValidationError("--port \(port) is not a port number (0 to 65535)") }
-        if maxBody < 0 { throw ValidationError("--max-body must not be negative") }
-        if !(headerTimeout > 0) || !(timedOutHold >= 0) { throw ValidationError("--header-timeout must be positive and --timed-out-hold not negative") }
-        if now != nil && Self.date(now!) == nil { throw ValidationError("--now '\(now!)' is not an ISO 8601 date and time (2026-01-01T12:00:00Z)") }
-        if !["http", "https"].contains(upstreamScheme) { throw ValidationError("--upstream-scheme '\(upstreamScheme)' is not http or https") }
-        if RecordConfiguration.Mode(rawValue: recordMode) == nil {
-            throw ValidationError("--record-mode '\(recordMode)' is not one of missing, all, once")
-        }
+    }
+
+    private var argumentProblem: String? {
+        if killNetwork && (forward || record != nil) { return "--kill-network cannot be combined with --forward or --record" }
+        if !(0...65535).contains(port) { return "--port \(port) is not a port number (0 to 65535)" }
+        if maxBody < 0 { return "--max-body must not be negative" }
+        if !(headerTimeout > 0) { return "--header-timeout \(headerTimeout) must be a positive number of seconds" }
+        if !(shutdownGrace >= 0) { return "--shutdown-grace \(shutdownGrace) must not be negative" }
+        if !(timedOutHold >= 0) { return "--timed-out-hold \(timedOutHold) must not be negative" }
+        if let now, Self.date(now) == nil { return "--now '\(now)' is not an ISO 8601 date and time (2026-01-01T12:00:00Z)" }
+        if !["http", "https"].contains(upstreamScheme) { return "--upstream-scheme '\(upstreamScheme)' is not http or https" }
+        if RecordConfiguration.Mode(rawValue: recordMode) == nil { return "--record-mode '\(recordMode)' is not one of missing, all, once" }
+        return nil
     }
 
     func run() async throws {
@@ -128,6 +139,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maximumRequestBodySize = maxBody
         configuration.requestHeadTimeout = headerTimeout
         configuration.timedOutHold = timedOutHold
+        configuration.shutdownGrace = shutdownGrace
         let engine = StubEngine(now: now.flatMap(Self.date), seed: seed, recorder: recorder)
         let server = StubServer(engine: engine, bundlesFolder: folder, configuration: configuration)
         for template in templates + replay.filter({ !templates.contains($0) }) {

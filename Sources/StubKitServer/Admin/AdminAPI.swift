@@ -129,6 +129,12 @@ final class AdminAPI: Sendable {
         let loop = connection.eventLoop
         let bound = NIOLoopBound(connection, eventLoop: loop)
         let journal = engine.journal
+        // Set on the loop when the shutdown answered the poll first; the wait's own answer is then dropped.
+        let answered = NIOLockedValueBox(false)
+        connection.answerAtShutdown = { [weak connection] in
+            answered.withLockedValue { $0 = true }
+            connection?.send(reply: .failure(Failure(status: 503, message: "the server is shutting down; the wait ended early")), head: false, extra: extra)
+        }
         Task {
             let outcome: Result<Reply, Failure>
             do {
@@ -142,8 +148,11 @@ final class AdminAPI: Sendable {
             } catch {
                 outcome = .failure(Failure(status: arriving ? 408 : 409, message: "\(error)"))
             }
+            // After a shutdown the loop may be gone: nothing is scheduled on it then.
+            guard !answered.withLockedValue({ $0 }) else { return }
             loop.execute {
-                guard bound.value.isActive else { return }
+                guard !answered.withLockedValue({ $0 }), bound.value.isActive else { return }
+                bound.value.answerAtShutdown = nil
                 bound.value.send(reply: outcome, head: false, extra: extra)
             }
         }

@@ -48,6 +48,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var keepAlive = true
     private var version = HTTPVersion.http1_1
     private(set) var shuttingDown = false
+    /// Answers a long poll (an admin wait) at once when the server shuts down, rather than holding
+    /// the shutdown for its grace period and then dropping the connection.
+    var answerAtShutdown: (() -> Void)?
 
     init(dispatcher: RequestDispatcher) {
         self.dispatcher = dispatcher
@@ -88,6 +91,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ServerShuttingDown {
             shuttingDown = true
+            if let answer = answerAtShutdown {
+                answerAtShutdown = nil
+                answer()
+                return
+            }
             // A held connection (simulated time-out) ends now; an answer in flight finishes first.
             if holdTimer != nil { close() }
             if !responding { context.close(promise: nil) }

@@ -1,0 +1,152 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `stubkit serve` running as a long-lived child process, as a test runner in another language would
+/// start it: launched with pipes, ready once it prints `listening on http://127.0.0.1:PORT`, stopped
+/// with a signal.
+///
+/// Everything waits on events (lines on the pipes, the process's exit); the time limits only keep a
+/// broken server from hanging the test run.
+public final class ServerProcess: @unchecked Sendable {
+    public let process: Process
+    /// The port from the `listening on` line.
+    public private(set) var port = 0
+    private let stdout: PipeReader
+    private let stderr: PipeReader
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        /// How the server ended, when it ended before listening.
+        public var exit: Exit?
+
+        public init(description: String, exit: Exit? = nil) {
+            self.description = description
+            self.exit = exit
+        }
+    }
+
+    /// What the server printed and how it ended.
+    public struct Exit: Sendable {
+        public var status: Int32
+        /// Whether it exited (rather than being killed by a signal).
+        public var exited: Bool
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Starts `stubkit serve ARGUMENTS` and returns once it is listening.
+    /// - Throws: ``Failure`` with what it printed when it exits first or prints nothing in `limit` seconds.
+    public init(_ arguments: [String], limit: TimeInterval = 60) throws {
+        process = Process()
+        process.executableURL = ChildProcess.executable("stubkit")
+        process.arguments = ["serve"] + arguments
+        process.currentDirectoryURL = PackagePaths.root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        stdout = PipeReader(out.fileHandleForReading)
+        stderr = PipeReader(err.fileHandleForReading)
+        try process.run()
+        guard let line = stdout.waitForLine(containing: "listening on http://", limit: limit) else {
+            let exit = terminate(SIGKILL)
+            throw Failure(description: "stubkit serve \(arguments.joined(separator: " ")) did not start (status \(exit.status)):\n\(exit.stdout)\(exit.stderr)",
+                          exit: exit)
+        }
+        port = line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+    }
+
+    /// Runs `stubkit serve ARGUMENTS` expecting it to refuse to start, and returns how it exited.
+    public static func failingToStart(_ arguments: [String], limit: TimeInterval = 60) throws -> Exit {
+        let server: ServerProcess
+        do {
+            server = try ServerProcess(arguments, limit: limit)
+        } catch let failure as Failure {
+            guard let exit = failure.exit else { throw failure }
+            return exit
+        }
+        let exit = server.terminate(SIGKILL)
+        throw Failure(description: "stubkit serve started on port \(server.port) although it should not have:\n\(exit.stdout)")
+    }
+
+    /// `http://127.0.0.1:PORT`
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Whether the process is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    /// Everything printed on stdout so far.
+    public var output: String { stdout.text }
+
+    /// Waits for a line on stdout containing `text`.
+    public func waitForOutput(containing text: String, limit: TimeInterval = 60) -> String? {
+        stdout.waitForLine(containing: text, limit: limit)
+    }
+
+    /// Sends `signal`, waits for the process to end and for both pipes to close, and returns what it
+    /// printed. A process still running `limit` seconds later (a shutdown that hangs) is killed, and
+    /// the exit says so (`exited` false).
+    @discardableResult
+    public func terminate(_ signal: Int32 = SIGTERM, limit: TimeInterval = 60) -> Exit {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        // Its stdout closes when it ends.
+        if !stdout.waitForEnd(limit: limit).ended { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let exit = Exit(status: process.terminationStatus, exited: process.terminationReason == .exit,
+                        stdout: stdout.waitForEnd().text, stderr: stderr.waitForEnd().text)
+        return exit
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Reads one pipe on its own thread, keeping everything read and waking waiters at each line.
+final class PipeReader: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data = Data()
+    private var ended = false
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                condition.lock()
+                if chunk.isEmpty { ended = true } else { data.append(chunk) }
+                condition.broadcast()
+                condition.unlock()
+                if chunk.isEmpty { return }
+            }
+        }
+        thread.start()
+    }
+
+    var text: String {
+        condition.lock(); defer { condition.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The first complete line containing `text`, or nil when the pipe ends or `limit` passes first.
+    func waitForLine(containing text: String, limit: TimeInterval) -> String? {
+        let deadline = Date().addingTimeInterval(limit)
+        condition.lock(); defer { condition.unlock() }
+        while true {
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            if let line = lines.first(where: { $0.contains(text) }) { return String(line) }
+            if ended || !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Everything the pipe carried once it has closed, or what came before `limit` (`ended` false).
+    func waitForEnd(limit: TimeInterval = 60) -> (text: String, ended: Bool) {
+        let deadline = Date().addingTimeInterval(limit)
+        condition.lock(); defer { condition.unlock() }
+        while !ended && condition.wait(until: deadline) {}
+        return (String(decoding: data, as: UTF8.self), ended)
+    }
+}
