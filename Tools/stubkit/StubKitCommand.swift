@@ -8,8 +8,8 @@ import StubKitImport
 struct StubKitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stubkit",
-        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles.",
-        subcommands: [Import.self, Export.self, Migrate.self]
+        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles; scaffold a bundle from an OpenAPI document.",
+        subcommands: [Import.self, Export.self, Migrate.self, Scaffold.self]
     )
 }
 

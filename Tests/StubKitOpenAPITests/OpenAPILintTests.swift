@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import StubKitTestSupport
+
+/// `stublint lint --openapi` run as a child process against bundles that break each check.
+struct OpenAPILintTests {
+    static let folder = PackagePaths.fixtures.appendingPathComponent("openapi")
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var golden: String
+        var status: Int32
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "every check broken once (bundles/*), with coverage",
+             arguments: ["lint", "Tests/Fixtures/openapi/bundles", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--coverage"],
+             golden: "stublint-bundles.txt", status: 1),
+        Case(name: "a clean bundle: no errors, a coverage note for the operation it leaves out",
+             arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--coverage"],
+             golden: "stublint-clean.txt", status: 0),
+    ]
+
+    @Test("stublint --openapi prints the golden output and exits as it should", arguments: cases)
+    func golden(_ c: Case) throws {
+        let out = try ChildProcess.run("stublint", arguments: c.arguments)
+        let goldenURL = Self.folder.appendingPathComponent(c.golden)
+        if ProcessInfo.processInfo.environment["STUBKIT_UPDATE_GOLDENS"] == "1" {
+            try Data(out.stdout.utf8).write(to: goldenURL)
+        }
+        #expect(out.stdout == (try String(contentsOf: goldenURL, encoding: .utf8)))
+        #expect(out.status == c.status, "\(out.stderr)")
+    }
+
+    @Test("each check is reported with its own code, at the rule and at the spec")
+    func everyCodeAppears() throws {
+        let out = try ChildProcess.run("stublint", arguments: Self.cases[0].arguments)
+        for code in ["SK201", "SK202", "SK203", "SK204", "SK205", "SK206", "SK208"] {
+            #expect(out.stdout.contains("[\(code)]"), "no \(code) in:\n\(out.stdout)")
+        }
+        #expect(out.stdout.contains("Tests/Fixtures/openapi/bundles/body_file/restaurants.json:5:56: error: /restaurants/2/deliveryMinutes: expected integer, got string"))
+        #expect(out.stdout.contains("Tests/Fixtures/openapi/takeaway.yaml:9:5: note: paths./restaurants.get.responses.200.content.application/json.schema"))
+        let clean = try ChildProcess.run("stublint", arguments: Self.cases[1].arguments)
+        #expect(clean.stdout.contains("4 of 5 operations stubbed"))
+        #expect(clean.stdout.contains("GET /orders/{orderId} (getOrder) is not stubbed by any rule; add a rule, or start from `stubkit scaffold --openapi` [SK207]"))
+    }
+
+    @Test("an unreadable or non-OpenAPI spec exits 2 naming the file; --coverage alone is refused")
+    func badSpec() throws {
+        let missing = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", "no/such.yaml"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no/such.yaml: cannot be read"))
+        let notSpec = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", "Tests/Fixtures/openapi/bundles/clean/restaurants.json"])
+        #expect(notSpec.status == 2)
+        #expect(notSpec.stderr.contains("not an OpenAPI 3 document: it has no 'openapi' version [SK200]"))
+        let invalid = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", "Tests/Fixtures/openapi/invalid.yaml"])
+        #expect(invalid.status == 2)
+        #expect(invalid.stderr.contains("Tests/Fixtures/openapi/invalid.yaml: not a valid OpenAPI document:"), "\(invalid.stderr)")
+        let coverageAlone = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--coverage"])
+        #expect(coverageAlone.status != 0)
+    }
+}
