@@ -21,6 +21,10 @@ struct OpenAPILintTests {
         Case(name: "a clean bundle: no errors, a coverage note for the operation it leaves out",
              arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--coverage"],
              golden: "stublint-clean.txt", status: 0),
+        Case(name: "the same bodies against the OpenAPI 3.1 form of the spec (type arrays with null)",
+             arguments: ["lint", "Tests/Fixtures/openapi/bundles/body_file", "Tests/Fixtures/openapi/bundles/body_inline", "Tests/Fixtures/openapi/bundles/clean",
+                         "--openapi", "Tests/Fixtures/openapi/takeaway-3.1.yaml"],
+             golden: "stublint-3.1.txt", status: 1),
     ]
 
     @Test("stublint --openapi prints the golden output and exits as it should", arguments: cases)

@@ -94,7 +94,7 @@ struct Lint: ParsableCommand {
         case .text: output = LintOutput.text(diagnostics, summary: summary, quiet: quiet)
         case .json: output = LintOutput.json(diagnostics, summary: summary, quiet: quiet)
         case .github: output = LintOutput.github(diagnostics, summary: summary, quiet: quiet)
-        case .junit: output = LintOutput.junit(reports.map { ($0.path, $0.report) }, summary: summary)
+        case .junit: output = LintOutput.junit(reports.map { ($0.path, $0.report) }, diagnostics: diagnostics, summary: summary)
         }
         print(output, terminator: "")
         if let coverageLine, format == .text || format == .github { print(coverageLine) }

@@ -59,7 +59,7 @@ extension OpenAPILinter {
             fallback = nil
         }
         return report(validate(instance, schema, markers), rule: rule, file: file, keyPath: keyPath, fallback: fallback,
-                      positions: positionsAreReal, related: related, servedBy: fileName == nil ? nil : rule.source.keyPath)
+                      positions: positionsAreReal, related: related, servedBy: fileName == nil ? nil : "\(rule.source.file) \(rule.source.keyPath)")
     }
 
     private func validate(_ instance: SourceValue, _ schema: SourceValue, _ markers: PlaceholderMarkers?) -> [SchemaViolation] {

@@ -90,8 +90,9 @@ public struct OpenAPILinter: Sendable {
         }
     }
 
-    private func related(_ operation: SpecOperation, _ what: String, suffix: String = "") -> Diagnostic.RelatedLocation {
-        .init(file: spec.file, position: operation.position, keyPath: operation.keyPath + suffix, message: "\(what): \(operation.label)")
+    /// The spec's side of a diagnostic: the operation, or the part of it (`at`) that the rule disagrees with.
+    private func related(_ operation: SpecOperation, _ what: String, suffix: String = "", at position: SourcePosition? = nil) -> Diagnostic.RelatedLocation {
+        .init(file: spec.file, position: position ?? operation.position, keyPath: operation.keyPath + suffix, message: "\(what): \(operation.label)")
     }
 
     /// The documented response for a status: the exact code, then its range (`2XX`), then `default`.
@@ -110,7 +111,7 @@ public struct OpenAPILinter: Sendable {
                                keyPath: "\(tree.keyPath).status",
                                message: "status \(response.status) is not a documented response of \(operation.label) (documented: \(statuses.isEmpty ? "none" : statuses))",
                                fix: "use a documented status, or document \(response.status) in the spec",
-                               related: related(operation, "the operation", suffix: ".responses"))]
+                               related: related(operation, "the operation", suffix: ".responses", at: operation.node["responses"]?.position))]
         }
         let responseObject = spec.resolved(documented.value)
         let bodyIsEmpty: Bool
@@ -123,23 +124,28 @@ public struct OpenAPILinter: Sendable {
         let suffix = ".responses.\(documented.key)"
         let bodyKeys = ["json", "body", "response", "json_file", "inline_response"]
         let content = responseObject["content"]?.dictionaryValue ?? []
-        let contentType = response.effectiveContentType ?? "application/octet-stream"
-        let essence = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? contentType
         guard !content.isEmpty else {
             return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: bodyKeys) ?? tree.position,
-                               keyPath: "\(tree.keyPath)", message: "\(operation.label) documents no body for \(documented.key), but the rule answers with one (\(essence))",
-                               fix: "drop the body, or document its content in the spec", related: related(operation, "the documented response", suffix: suffix))]
+                               keyPath: "\(tree.keyPath)", message: "\(operation.label) documents no body for \(documented.key), but the rule answers with one (\(response.effectiveContentType ?? "no Content-Type"))",
+                               fix: "drop the body, or document its content in the spec", related: related(operation, "the documented response", suffix: suffix, at: documented.keyPosition))]
         }
+        guard let contentType = response.effectiveContentType else {
+            return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: bodyKeys) ?? tree.position, keyPath: "\(tree.keyPath).contentType",
+                               message: "the rule sends a body with no Content-Type, and \(operation.label) \(documented.key) documents \(content.map(\.key).joined(separator: ", "))",
+                               fix: "set 'contentType' to \(content[0].key)",
+                               related: related(operation, "the documented response", suffix: ".responses.\(documented.key)", at: documented.keyPosition))]
+        }
+        let essence = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? contentType
         let major = essence.split(separator: "/").first.map(String.init) ?? essence
         guard let media = content.first(where: { $0.key.lowercased().split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } == essence })
                 ?? content.first(where: { $0.key.lowercased() == "\(major)/*" }) ?? content.first(where: { $0.key == "*/*" }) else {
             return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: ["contentType", "headers"] + bodyKeys) ?? tree.position,
                                keyPath: "\(tree.keyPath).contentType",
                                message: "content type \(essence) is not documented for \(operation.label) \(documented.key) (documented: \(content.map(\.key).joined(separator: ", ")))",
-                               fix: "set 'contentType' to a documented one", related: related(operation, "the documented response", suffix: suffix))]
+                               fix: "set 'contentType' to a documented one", related: related(operation, "the documented response", suffix: suffix, at: documented.keyPosition))]
         }
         guard MediaType.isJSON(essence), let schema = media.value["schema"] else { return [] }
         return checkBody(response, of: rule, at: tree, schema: schema, operation: operation,
-                         related: related(operation, "the documented schema (\(documented.key) \(media.key))", suffix: "\(suffix).content.\(media.key).schema"))
+                         related: related(operation, "the documented schema (\(documented.key) \(media.key))", suffix: "\(suffix).content.\(media.key).schema", at: schema.position))
     }
 }

@@ -26,7 +26,10 @@ struct OperationMatcher: Sendable {
 
     func match(_ rule: StubRule) -> Outcome {
         guard let pattern = rule.request.path else {
-            return .notChecked("the rule matches with 'urlRegex', so the OpenAPI checks cannot tell which operation it stubs")
+            if rule.request.urlPattern != nil {
+                return .notChecked("the rule matches with 'urlRegex', so the OpenAPI checks cannot tell which operation it stubs")
+            }
+            return .notChecked("the rule has no 'path', so it answers every path; not checked against the OpenAPI document")
         }
         if pattern.components.contains(.globstar) {
             return .notChecked("the rule's path \(pattern) ends in '**', so it stands for many operations; not checked against the OpenAPI document")
