@@ -48,7 +48,7 @@ struct OpenAPILintTests {
         #expect(out.stdout.contains("Tests/Fixtures/openapi/takeaway.yaml:17:17: note: paths./restaurants.get.responses.200.content.application/json.schema"))
         let clean = try ChildProcess.run("stublint", arguments: Self.cases[1].arguments)
         #expect(clean.stdout.contains("4 of 5 operations stubbed"))
-        #expect(clean.stdout.contains("GET /orders/{orderId} (getOrder) is not stubbed by any rule; add a rule, or start from `stubkit scaffold --openapi` [SK207]"))
+        #expect(clean.stdout.contains("GET /orders/{orderId} (getOrder) is not stubbed by any rule; add a rule, or start from 'stubkit scaffold --openapi' [SK207]"))
     }
 
     @Test("an unreadable or non-OpenAPI spec exits 2 naming the file; --coverage alone is refused")
@@ -64,5 +64,24 @@ struct OpenAPILintTests {
         #expect(invalid.stderr.contains("Tests/Fixtures/openapi/invalid.yaml: not a valid OpenAPI document:"), "\(invalid.stderr)")
         let coverageAlone = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--coverage"])
         #expect(coverageAlone.status != 0)
+    }
+
+    @Test("docs/diagnostics.md's SK2xx examples are lines stublint really prints")
+    func docsExamplesAreReal() throws {
+        let text = try String(contentsOf: PackagePaths.root.appendingPathComponent("docs/diagnostics.md"), encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        var checked = 0
+        for (i, line) in lines.enumerated() where line.hasPrefix("- SK2") && i + 1 < lines.count {
+            let example = lines[i + 1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "` "))
+            let printed: String
+            if let golden = line.firstRange(of: "from `").map({ line[$0.upperBound...].prefix { $0 != "`" } }) {
+                printed = try String(contentsOf: Self.folder.appendingPathComponent(String(golden)), encoding: .utf8)
+            } else {
+                printed = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", "Tests/Fixtures/openapi/invalid.yaml"]).stderr
+            }
+            #expect(printed.split(separator: "\n").map(String.init).contains(example), "stale docs example: \(example)")
+            checked += 1
+        }
+        #expect(checked == 9)
     }
 }

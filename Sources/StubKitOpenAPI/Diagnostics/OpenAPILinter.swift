@@ -45,7 +45,7 @@ public struct OpenAPILinter: Sendable {
             for operation in spec.operations where !stubbed.contains(operation.label) {
                 diagnostics.append(Diagnostic(.operationNotStubbed, file: spec.file, position: operation.position, keyPath: operation.keyPath,
                                               message: "\(operation.label)\(operation.operationID.map { " (\($0))" } ?? "") is not stubbed by any rule",
-                                              fix: "add a rule, or start from `stubkit scaffold --openapi`"))
+                                              fix: "add a rule, or start from 'stubkit scaffold --openapi'"))
             }
         }
         let stubbedCount = spec.operations.filter { stubbed.contains($0.label) }.count
