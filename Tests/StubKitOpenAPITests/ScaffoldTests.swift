@@ -24,19 +24,23 @@ struct ScaffoldTests {
     /// shared/ (which only the steering side writes) and the test must not fail CI before they land.
     static var petstoreAvailable: Bool { realworldSpecs.allSatisfy { realworldSpec($0.path) != nil } }
 
-    func scaffoldThenLint(_ spec: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (scaffold: ChildProcess.Output, lint: ChildProcess.Output, rules: String) {
+    func scaffoldThenLint(_ spec: String) throws -> (scaffold: ChildProcess.Output, lint: ChildProcess.Output, rules: String, files: [String: String]) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let scaffold = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", spec, "--to", dir.path, "--template", "api"])
         let bundle = dir.appendingPathComponent("api")
         let lint = try ChildProcess.run("stublint", arguments: ["lint", "--strict", bundle.path, "--openapi", spec, "--coverage"])
         let rules = (try? String(contentsOf: bundle.appendingPathComponent("stubsRules.json"), encoding: .utf8)) ?? ""
-        return (scaffold, lint, rules)
+        var files: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? [] {
+            files[name] = try? String(contentsOf: bundle.appendingPathComponent(name), encoding: .utf8)
+        }
+        return (scaffold, lint, rules, files)
     }
 
     @Test("the test spec scaffolds into a bundle that lints clean against it, every operation stubbed")
     func takeawayScaffold() throws {
-        let (scaffold, lint, rules) = try scaffoldThenLint("Tests/Fixtures/openapi/takeaway.yaml")
+        let (scaffold, lint, rules, files) = try scaffoldThenLint("Tests/Fixtures/openapi/takeaway.yaml")
         #expect(scaffold.status == 0, "\(scaffold.stdout)\(scaffold.stderr)")
         #expect(scaffold.stdout.hasPrefix("wrote 6 rules for 5 operations to "), "\(scaffold.stdout)")
         #expect(lint.status == 0, "\(lint.stdout)")
@@ -45,6 +49,10 @@ struct ScaffoldTests {
         #expect(rules.contains(#""requestHeaders": { "Prefer": "code=404" }"#), "\(rules)")
         #expect(rules.contains(#""path": "/v1/restaurants/{id}""#))
         #expect(rules.contains(#""host": "api.takeaway.example""#))
+        // Bodies: the media type's example, a named example through its $ref, else made from the schema.
+        #expect(files["GET_v1_restaurants_id.json"] == "{\n  \"id\": 42,\n  \"name\": \"Pizza Roma\",\n  \"deliveryMinutes\": 30,\n  \"rating\": 4.5\n}\n")
+        #expect(files["GET_v1_restaurants_id_2.json"] == "{ \"title\": \"no restaurant 7\" }\n", "\(files.keys.sorted())")
+        #expect(files["POST_v1_orders.json"]?.contains(#""placedAt": "2024-01-01T00:00:00Z""#) == true)
     }
 
     @Test("the public Swagger Petstore (OpenAPI 3.0 and 3.1, two projects' versions) scaffolds into bundles that lint clean against it",
@@ -53,7 +61,7 @@ struct ScaffoldTests {
     func petstoreScaffold(_ path: String) throws {
         let spec = try #require(Self.realworldSpec(path))
         let total = try #require(Self.realworldSpecs.first { $0.path == path }?.operations)
-        let (scaffold, lint, _) = try scaffoldThenLint(spec.path)
+        let (scaffold, lint, _, _) = try scaffoldThenLint(spec.path)
         #expect(scaffold.status == 0, "\(scaffold.stdout)\(scaffold.stderr)")
         #expect(lint.status == 0, "\(lint.stdout)")
         #expect(lint.stdout.hasPrefix("0 errors, 0 warnings, 0 notes in 1 bundle"), "\(lint.stdout)")

@@ -72,7 +72,7 @@ public struct BundleScaffolder: Sendable {
                                 continue
                             }
                         }
-                        body = value.jsonData()
+                        body = Data(value.readableJSON().utf8)
                     } else if let text = value.stringValue {
                         body = Data(text.utf8)
                         fileExtension = chosen.key.lowercased().contains("xml") ? "xml" : "txt"
