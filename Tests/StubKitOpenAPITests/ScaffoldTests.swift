@@ -72,7 +72,12 @@ struct ScaffoldTests {
     func refusals() throws {
         let taken = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--to", "Tests/Fixtures/openapi/bundles"])
         #expect(taken.status == 2)
-        #expect(taken.stderr.contains("is not empty"))
+        #expect(taken.stderr.contains("already exists and is not empty; nothing written"), "\(taken.stderr)")
+        // --force never deletes the folder that holds the spec.
+        let holdsSpec = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--to", "Tests/Fixtures", "--template", "openapi", "--force"])
+        #expect(holdsSpec.status == 2)
+        #expect(holdsSpec.stderr.contains("holds or lies inside the input"), "\(holdsSpec.stderr)")
+        #expect(FileManager.default.fileExists(atPath: PackagePaths.fixtures.appendingPathComponent("openapi/takeaway.yaml").path))
         let missing = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "no/such.yaml", "--to", "/tmp/never-written"])
         #expect(missing.status == 2)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written"))

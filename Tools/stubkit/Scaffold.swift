@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StubKitImport
 import StubKitOpenAPI
 
 struct Scaffold: ParsableCommand {
@@ -32,13 +33,13 @@ struct Scaffold: ParsableCommand {
             printError(error.description)
             throw ExitCode.badInput
         }
-        var bundle = URL(fileURLWithPath: destination, isDirectory: true)
-        if let template {
-            guard !template.isEmpty, !template.contains("/"), !template.contains("\\"), template != "..", template != "." else {
-                printError("--template '\(template)' is not a folder name")
-                throw ExitCode.badInput
-            }
-            bundle.appendPathComponent(template, isDirectory: true)
+        let bundle = try bundleFolder(destination, template: template)
+        do {
+            // As `import` refuses: a file, a non-empty folder (--force: only a bundle), a folder holding the spec.
+            try BundleImporter.checkDestination(bundle, replacing: force, inputs: [URL(fileURLWithPath: openapi)])
+        } catch {
+            printError(error.description)
+            throw ExitCode.badInput
         }
         let report: BundleScaffolder.Report
         do { report = try BundleScaffolder(spec: spec).write(to: bundle, replacing: force) } catch {

@@ -25,3 +25,16 @@ extension ExitCode {
 func printError(_ text: String) {
     FileHandle.standardError.write(Data("stubkit: \(text)\n".utf8))
 }
+
+/// The bundle folder `--to` and `--template` name: `<to>/<template>`, or `<to>` itself.
+func bundleFolder(_ destination: String, template: String?) throws -> URL {
+    var bundle = URL(fileURLWithPath: destination, isDirectory: true)
+    if let template {
+        guard !template.isEmpty, !template.contains("/"), !template.contains("\\"), template != "..", template != "." else {
+            printError("--template '\(template)' is not a folder name")
+            throw ExitCode.badInput
+        }
+        bundle.appendPathComponent(template, isDirectory: true)
+    }
+    return bundle
+}
