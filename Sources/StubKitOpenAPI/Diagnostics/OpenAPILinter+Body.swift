@@ -3,13 +3,12 @@ import StubKit
 
 extension OpenAPILinter {
     /// Validates a JSON response body (inline, `json`, file, or a template rendered with markers).
+    ///
+    /// Where a violation is reported: a `json` value at its own line in the rules file; a response file's
+    /// value at its line in that file; an inline `body` string or a rendered template at the rule's key
+    /// (their text has no lines of its own to point at).
     func checkBody(_ response: StubResponse, of rule: StubRule, at tree: RuleTree, schema: SourceValue,
                    operation: SpecOperation, related: Diagnostic.RelatedLocation) -> [Diagnostic] {
-        var markers: PlaceholderMarkers? = nil
-        var instance: SourceValue
-        var file = rule.source.file
-        var keyPath: String
-        var fallback: SourcePosition?
         let keyOfBody: String
         switch response.body {
         case .json: keyOfBody = "json"
@@ -17,63 +16,72 @@ extension OpenAPILinter {
         case .file: keyOfBody = tree.has("json_file") ? "json_file" : "response"
         case .empty: return []
         }
-        keyPath = "\(tree.keyPath).\(keyOfBody)"
-        fallback = tree.position(of: [keyOfBody]) ?? tree.position
-        var positionsAreReal = true
-        var fileName: String? = nil
-        let text: Data?
+        let keyPath = "\(tree.keyPath).\(keyOfBody)"
+        let atKey = tree.position(of: [keyOfBody]) ?? tree.position
+        let atRule = Location(file: rule.source.file, keyPath: keyPath, fallback: atKey, positionsAreReal: false, servedBy: nil)
+
+        // The text to parse, and where its positions point.
+        let text: Data
+        var location = atRule
+        var markers: PlaceholderMarkers? = nil
         if let template = response.template?.body {
             let rendered = PlaceholderMarkers.render(template)
             markers = rendered.markers
             text = Data(rendered.text.utf8)
-            positionsAreReal = false
         } else {
             switch response.body {
             case .json(let data):
-                if let written = tree.value(of: "json") { text = nil; instance = written; return report(validate(instance, schema, markers), rule: rule, file: file, keyPath: keyPath, fallback: fallback, positions: true, related: related) }
+                if let written = tree.value(of: "json") {
+                    location.positionsAreReal = true
+                    return report(validate(written, schema, nil), at: location, related: related)
+                }
                 text = data
-                positionsAreReal = false
-            case .inline(let data): text = data; positionsAreReal = false
+            case .inline(let data):
+                text = data
             case .file(let url):
-                text = try? Data(contentsOf: url)
-                fileName = display(url)
-            case .empty: return []
+                // Unreadable or not JSON: the bundle's own checks report it (SK030, SK032).
+                guard let data = try? Data(contentsOf: url) else { return [] }
+                text = data
+                location = Location(file: display(url), keyPath: "", fallback: nil, positionsAreReal: true,
+                                    servedBy: "\(rule.source.file) \(rule.source.keyPath)")
+            case .empty:
+                return []
             }
         }
-        guard let text else { return [] }
+        let instance: SourceValue
         do {
             instance = try JSONSourceParser().parse(text)
         } catch {
-            // A response file that is not JSON is already SK032; a template that renders to no JSON is a note here.
-            guard fileName == nil else { return [] }
-            return [Diagnostic(.ruleNotChecked, file: file, position: fallback, keyPath: keyPath,
+            if case .file = response.body, markers == nil { return [] }
+            return [Diagnostic(.ruleNotChecked, file: atRule.file, position: atKey, keyPath: keyPath,
                                message: "the body\(markers == nil ? "" : ", rendered with placeholder values,") is not JSON (\(error.message)); not checked against the schema of \(operation.label)")]
         }
-        if let fileName, markers == nil {
-            file = fileName
-            keyPath = ""
-        } else if let fileName {
-            // A templated file: positions are of the rendered text, so the diagnostic names the file alone.
-            file = fileName
-            keyPath = ""
-            fallback = nil
-        }
-        return report(validate(instance, schema, markers), rule: rule, file: file, keyPath: keyPath, fallback: fallback,
-                      positions: positionsAreReal, related: related, servedBy: fileName == nil ? nil : "\(rule.source.file) \(rule.source.keyPath)")
+        return report(validate(instance, schema, markers), at: location, related: related)
+    }
+
+    /// Where a body's violations are reported.
+    struct Location {
+        var file: String
+        var keyPath: String
+        /// Used when positions are not real, or a violation has none.
+        var fallback: SourcePosition?
+        /// Whether the parsed value's positions are lines of `file`.
+        var positionsAreReal: Bool
+        /// For a response file: the rule that serves it.
+        var servedBy: String?
     }
 
     private func validate(_ instance: SourceValue, _ schema: SourceValue, _ markers: PlaceholderMarkers?) -> [SchemaViolation] {
         SchemaValidator(root: spec.root, dialect: spec.dialect, markers: markers).validate(instance, against: schema)
     }
 
-    private func report(_ violations: [SchemaViolation], rule: StubRule, file: String, keyPath: String, fallback: SourcePosition?,
-                        positions: Bool, related: Diagnostic.RelatedLocation, servedBy: String? = nil) -> [Diagnostic] {
+    private func report(_ violations: [SchemaViolation], at location: Location, related: Diagnostic.RelatedLocation) -> [Diagnostic] {
         violations.map { violation in
             let code: DiagnosticCode = violation.isPlaceholderNote ? .placeholderDecidesType : .bodySchemaViolation
             var message = violation.description
-            if let servedBy { message += " (served by \(servedBy))" }
-            return Diagnostic(code, file: file, position: positions ? (violation.position ?? fallback) : fallback, keyPath: keyPath,
-                              message: message, related: related)
+            if let servedBy = location.servedBy { message += " (served by \(servedBy))" }
+            return Diagnostic(code, file: location.file, position: location.positionsAreReal ? (violation.position ?? location.fallback) : location.fallback,
+                              keyPath: location.keyPath, message: message, related: related)
         }
     }
 

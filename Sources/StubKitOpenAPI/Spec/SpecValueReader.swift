@@ -5,9 +5,10 @@ import Yams
 /// Reads an OpenAPI document, YAML or JSON, into StubKit's ``SourceValue`` tree, keeping each value's
 /// line and column so diagnostics can point into the spec as they point into rules files.
 enum SpecValueReader {
-    /// Values a document may expand to through YAML aliases before it is refused (a "billion laughs"
-    /// document is a few lines that expand to billions of nodes).
-    static let valueBudget = 2_000_000
+    /// Values a document may hold before it is refused: a floor plus two per byte, more than any
+    /// document without aliases can hold, so only aliases reach it (a "billion laughs" document is a
+    /// few lines that expand to billions of values).
+    static func valueBudget(forBytes count: Int) -> Int { 50_000 + 2 * count }
 
     struct Failure: Error {
         var message: String
@@ -33,13 +34,17 @@ enum SpecValueReader {
             throw Failure(message: "malformed YAML: \(error)")
         }
         guard let node else { throw Failure(message: "the file is empty") }
-        var budget = valueBudget
-        return try convert(node, budget: &budget)
+        let allowed = valueBudget(forBytes: data.count)
+        var budget = allowed
+        do { return try convert(node, budget: &budget) } catch {
+            if budget <= 0 { throw Failure(message: "the document expands to more than \(allowed) values through YAML aliases (it has \(data.count) bytes); not read") }
+            throw error
+        }
     }
 
     private static func convert(_ node: Node, budget: inout Int) throws(Failure) -> SourceValue {
         budget -= 1
-        guard budget > 0 else { throw Failure(message: "the document expands to more than \(valueBudget) values through YAML aliases") }
+        guard budget > 0 else { throw Failure(message: "too many values") }
         let position = node.mark.map { SourcePosition(line: $0.line, column: $0.column) }
         switch node {
         case .scalar(let scalar):
