@@ -31,7 +31,7 @@ struct SchemaAgreementTests {
                 instances += 1
                 if !pythonSays { invalid += 1 }
                 let violations = validator.validate(instance, against: schema)
-                #expect(violations.isEmpty == pythonSays, "\(name): \(JSONValue(instance)) python says \(pythonSays ? "valid" : "invalid"); StubKit says \(violations)")
+                #expect(!violations.contains(where: \.isViolation) == pythonSays, "\(name): \(JSONValue(instance)) python says \(pythonSays ? "valid" : "invalid"); StubKit says \(violations)")
             }
         }
         // The corpus must keep both kinds in number, or agreement says little.
@@ -65,11 +65,21 @@ struct SchemaAgreementTests {
         #expect(!SchemaValidator(root: ref, dialect: .jsonSchema2020).isValid(SourceValue(.integer(3)), against: ref))
     }
 
+    @Test("a $ref to another file is a note that it was not checked, never a violation")
+    func externalRef() throws {
+        let schema = try JSONSourceParser().parse(Data(##"{"type": "object", "properties": {"pet": {"$ref": "pets.yaml#/Pet"}}}"##.utf8))
+        let instance = try JSONSourceParser().parse(Data(##"{"pet": 1}"##.utf8))
+        let violations = SchemaValidator(root: schema, dialect: .jsonSchema2020).validate(instance, against: schema)
+        #expect(violations.map(\.description) == ["/pet: the schema's $ref 'pets.yaml#/Pet' is not in this document (only local '#/...' references are followed); not checked"])
+        #expect(violations.allSatisfy { $0.isUncheckedNote })
+    }
+
     @Test("a $ref cycle that consumes no input stops with a message instead of recursing forever")
     func refCycle() throws {
         let schema = try JSONSourceParser().parse(Data(##"{"$ref": "#/a", "a": {"$ref": "#/b"}, "b": {"$ref": "#/a"}}"##.utf8))
         let violations = SchemaValidator(root: schema, dialect: .jsonSchema2020).validate(SourceValue(.integer(1)), against: schema)
         #expect(violations.count == 1)
         #expect(violations.first?.message.contains("nest deeper than") == true)
+        #expect(violations.first?.isUncheckedNote == true)
     }
 }

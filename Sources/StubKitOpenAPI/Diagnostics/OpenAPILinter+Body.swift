@@ -77,7 +77,7 @@ extension OpenAPILinter {
 
     private func report(_ violations: [SchemaViolation], at location: Location, related: Diagnostic.RelatedLocation) -> [Diagnostic] {
         violations.map { violation in
-            let code: DiagnosticCode = violation.isPlaceholderNote ? .placeholderDecidesType : .bodySchemaViolation
+            let code: DiagnosticCode = violation.isPlaceholderNote ? .placeholderDecidesType : violation.isUncheckedNote ? .ruleNotChecked : .bodySchemaViolation
             var message = violation.description
             if let servedBy = location.servedBy { message += " (served by \(servedBy))" }
             return Diagnostic(code, file: location.file, position: location.positionsAreReal ? (violation.position ?? location.fallback) : location.fallback,

@@ -72,7 +72,7 @@ public struct OpenAPILinter: Sendable {
             let validator = SchemaValidator(root: spec.root, dialect: spec.dialect)
             for literal in literals {
                 let value = OperationMatcher.parameterValue(literal.literal, schema: literal.schema, spec: spec)
-                for violation in validator.validate(value, against: literal.schema) {
+                for violation in validator.validate(value, against: literal.schema) where violation.isViolation {
                     diagnostics.append(Diagnostic(.pathParameterMismatch, file: source.file, position: tree.position(of: ["path"]) ?? source.position,
                                                   keyPath: "\(source.keyPath).path",
                                                   message: "'\(literal.literal)' stands where \(operations[0].label) has {\(literal.parameter)}, and does not fit its schema: \(violation.message)",

@@ -67,7 +67,7 @@ public struct BundleScaffolder: Sendable {
                     if MediaType.isJSON(chosen.key) {
                         if let schema = chosen.value["schema"] {
                             let violations = SchemaValidator(root: spec.root, dialect: spec.dialect).validate(value, against: schema)
-                            if let first = violations.first {
+                            if let first = violations.first(where: \.isViolation) {
                                 report.notes.append("\(operation.label) \(entry.key): the example does not validate against its schema (\(first.description)); not written")
                                 continue
                             }

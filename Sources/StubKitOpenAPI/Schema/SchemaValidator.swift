@@ -10,6 +10,11 @@ public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
     public var position: SourcePosition?
     /// Not a violation: the value is a placeholder whose type the request decides, so it was not checked.
     public var isPlaceholderNote = false
+    /// Not a violation: the schema could not be followed here (a `$ref` to another file, a cycle).
+    public var isUncheckedNote = false
+
+    /// Whether this is a real violation rather than a note about what was not checked.
+    public var isViolation: Bool { !isPlaceholderNote && !isUncheckedNote }
 
     /// `/a/0/b: message`, or `(body): message` for the whole value.
     public var description: String { "\(pointer.isEmpty ? "(body)" : pointer): \(message)" }
@@ -51,12 +56,13 @@ public struct SchemaValidator: Sendable {
 
     /// Whether the value passes (placeholder notes do not count).
     public func isValid(_ instance: SourceValue, against schema: SourceValue) -> Bool {
-        !validate(instance, against: schema).contains { !$0.isPlaceholderNote }
+        !validate(instance, against: schema).contains(where: \.isViolation)
     }
 
     private func check(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int, into out: inout [SchemaViolation]) {
         func fail(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position)) }
-        guard depth < Self.maximumDepth else { return fail("the schema's $refs nest deeper than \(Self.maximumDepth) levels; not checked further") }
+        func unchecked(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position, isUncheckedNote: true)) }
+        guard depth < Self.maximumDepth else { return unchecked("the schema's $refs nest deeper than \(Self.maximumDepth) levels; not checked further") }
         if case .bool(let allowed) = schema.kind {
             if !allowed { fail("no value is allowed here (the schema is false)") }
             return
@@ -64,7 +70,7 @@ public struct SchemaValidator: Sendable {
         guard schema.dictionaryValue != nil else { return }
         if let ref = schema["$ref"]?.stringValue {
             guard ref.hasPrefix("#"), let target = root.value(atPointer: String(ref.dropFirst())) else {
-                return fail("the schema's $ref '\(ref)' cannot be resolved; not checked")
+                return unchecked("the schema's $ref '\(ref)' is not in this document (only local '#/...' references are followed); not checked")
             }
             check(value, target, pointer: pointer, depth: depth + 1, into: &out)
             // In OpenAPI 3.0 a $ref replaces its object: siblings are ignored.
@@ -172,7 +178,7 @@ public struct SchemaValidator: Sendable {
     private func branch(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int) -> Branch {
         var found: [SchemaViolation] = []
         check(value, schema, pointer: pointer, depth: depth + 1, into: &found)
-        return Branch(violations: found.filter { !$0.isPlaceholderNote }, notes: found.filter(\.isPlaceholderNote))
+        return Branch(violations: found.filter(\.isViolation), notes: found.filter { !$0.isViolation })
     }
 
     /// The nearest miss among failed branches, so the message says what to fix.
