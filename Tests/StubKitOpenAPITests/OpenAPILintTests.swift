@@ -93,4 +93,26 @@ struct OpenAPILintTests {
         }
         #expect(checked == 9)
     }
+
+    @Test("OpenAPI 3.2 is read; 3.3 and Swagger 2.0 are refused with a message naming the version")
+    func versions() throws {
+        let text = try String(contentsOf: Self.folder.appendingPathComponent("takeaway-3.1.yaml"), encoding: .utf8)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("versions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func lint(_ name: String, _ content: String) throws -> ChildProcess.Output {
+            let file = dir.appendingPathComponent(name)
+            try Data(content.utf8).write(to: file)
+            return try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/openapi/bundles/clean", "--openapi", file.path, "--coverage"])
+        }
+        let v32 = try lint("v32.yaml", text.replacingOccurrences(of: "openapi: 3.1.0", with: "openapi: 3.2.0"))
+        #expect(v32.status == 0, "\(v32.stderr)")
+        #expect(v32.stdout.hasSuffix("0 errors, 0 warnings, 1 note in 1 bundle (5 rules)\n4 of 5 operations stubbed\n"))
+        let v33 = try lint("v33.yaml", text.replacingOccurrences(of: "openapi: 3.1.0", with: "openapi: 3.3.0"))
+        #expect(v33.status == 2)
+        #expect(v33.stderr.contains("v33.yaml:1:10: OpenAPI version '3.3.0' is not read; StubKit reads 3.0, 3.1 and 3.2 [SK200]"), "\(v33.stderr)")
+        let swagger = try lint("swagger.json", #"{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}"#)
+        #expect(swagger.status == 2)
+        #expect(swagger.stderr.contains("not an OpenAPI 3 document: Swagger 2.0 is not read; convert it to OpenAPI 3 first [SK200]"))
+    }
 }
