@@ -65,7 +65,7 @@ public struct OpenAPILinter: Sendable {
         case .notFound(let message, let fix):
             return [Diagnostic(.operationNotFound, file: source.file, position: tree.position(of: ["path", "method", "http_method"]) ?? source.position,
                                keyPath: "\(source.keyPath).path", message: "\(rule.displayName): \(message)", fix: fix,
-                               related: .init(file: spec.file, position: nil, keyPath: "paths", message: "the OpenAPI document's paths"))]
+                               related: .init(file: spec.file, position: spec.root["paths"]?.position, keyPath: "paths", message: "the OpenAPI document's paths"))]
         case .found(let operations, let literals):
             var diagnostics: [Diagnostic] = []
             for operation in operations { stubbed.insert(operation.label) }
