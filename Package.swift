@@ -21,6 +21,9 @@ let package = Package(
         // The OpenAPI checks and scaffold only (stublint, stubkit). Without the default ExternalLoading
         // trait: it pulls in Swift Concurrency machinery that slows the build, and specs are one file here.
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
+        // The local stub server only (StubKitServer): an HTTP/1.1 engine with keep-alive, pipelining and quiescing.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // MARK: Core library (linked by apps; Foundation only)
@@ -59,10 +62,23 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // `stubkit import|export`: the command line over StubKitImport (room for serve, scaffold, migrate).
+        // MARK: Local stub server (tools and test runners only; apps never link it)
+        // The same bundles served over HTTP to any process, on SwiftNIO.
+        .target(
+            name: "StubKitServer",
+            dependencies: [
+                "StubKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ]
+        ),
+        // `stubkit import|export|migrate|serve|scaffold`: the command line over StubKitImport, StubKitServer and StubKitOpenAPI.
         .executableTarget(
             name: "stubkit",
-            dependencies: ["StubKitImport", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/stubkit"
         ),
 
@@ -75,6 +91,7 @@ let package = Package(
             dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]
         ),
         .testTarget(name: "StubKitOpenAPITests", dependencies: ["StubKit", "StubKitOpenAPI", "StubKitTestSupport"]),
+        .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),
     ]
 )
 

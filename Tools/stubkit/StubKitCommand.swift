@@ -1,15 +1,15 @@
-// stubkit: bring stubs and traffic from other tools into StubKit bundles, and bundles out as HAR.
+// stubkit: bring stubs and traffic from other tools into StubKit bundles, bundles out as HAR, serve them over HTTP, and start one from an OpenAPI document.
 // Subcommands are separate types, so `serve`, `scaffold` and `migrate` can join `import` and `export`.
 import ArgumentParser
 import Foundation
 import StubKitImport
 
 @main
-struct StubKitCommand: ParsableCommand {
+struct StubKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stubkit",
-        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles; scaffold a bundle from an OpenAPI document.",
-        subcommands: [Import.self, Export.self, Migrate.self, Scaffold.self]
+        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles; serve bundles over HTTP; scaffold a bundle from an OpenAPI document.",
+        subcommands: [Import.self, Export.self, Migrate.self, Serve.self, Scaffold.self]
     )
 }
 

@@ -68,11 +68,22 @@ public struct JournalEntry: Sendable {
         public var name: String
         public var location: String
         public var keyPath: String
+
+        package init(name: String, location: String, keyPath: String) {
+            self.name = name
+            self.location = location
+            self.keyPath = keyPath
+        }
     }
 
     public struct ErrorInfo: Sendable {
         public var code: Int
         public var description: String
+
+        package init(code: Int, description: String) {
+            self.code = code
+            self.description = description
+        }
     }
 
     /// `GET https://… → 200 (bundle: rule)` or `… → error -1009`.

@@ -78,7 +78,7 @@ public final class StubJournal: Sendable {
     }
 
     /// Waits in progress (for tests: a wait is woken by the entry that satisfies it, inside `record`).
-    var waiterCount: Int {
+    package var waiterCount: Int {
         state.withLock { $0.waiters.count }
     }
 
@@ -93,7 +93,7 @@ public final class StubJournal: Sendable {
 
     /// Adds an entry (bodies cut to the limit, the oldest entries dropped beyond it) and wakes whoever
     /// waits for it.
-    func record(_ make: (Int) -> JournalEntry) {
+    package func record(_ make: (Int) -> JournalEntry) {
         let toNotify: [@Sendable () -> Void] = state.withLock { state in
             var entry = make(state.nextID)
             state.nextID += 1

@@ -64,9 +64,9 @@ public final class Recorder: Sendable {
         }
     }
 
-    func noteReplayed() { counts.withLock { $0.replayed += 1 } }
+    package func noteReplayed() { counts.withLock { $0.replayed += 1 } }
 
-    func noteFailed(_ error: any Error) {
+    package func noteFailed(_ error: any Error) {
         counts.withLock { $0.failed += 1; $0.problems.append(error.localizedDescription) }
     }
 
@@ -87,12 +87,12 @@ public final class Recorder: Sendable {
     }
 
     /// A temporary file for one response body, streamed as it arrives.
-    func makeCapture() -> ResponseCapture? { captureFactory() }
+    package func makeCapture() -> ResponseCapture? { captureFactory() }
 
     /// Writes one completed exchange.
     ///
     /// - Returns: the response file's name (or "" for an empty body).
-    func record(_ request: StubRequest, status: Int, headers: [String: String], capture: ResponseCapture?) -> Result<String, RecordingError> {
+    package func record(_ request: StubRequest, status: Int, headers: [String: String], capture: ResponseCapture?) -> Result<String, RecordingError> {
         var redacted = 0
         let knownBefore = seenSecrets.withLock { $0.count }
         for (name, value) in request.headers where redactor.isSecret(name) { remember(value) }

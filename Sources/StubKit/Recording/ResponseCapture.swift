@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Used by one load on its executor's context, one call at a time. The file is removed when the
 /// capture goes away unless the writer moved it into the bundle.
-final class ResponseCapture: @unchecked Sendable {
+package final class ResponseCapture: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
     private(set) var count = 0
@@ -44,7 +44,7 @@ final class ResponseCapture: @unchecked Sendable {
     /// - Parameter keepingOnFailure: keep the body in memory once writing fails. Only a task that
     ///   takes its body in one piece needs that; a streamed load already gave the app each chunk, and
     ///   the failed exchange is not recorded, so it keeps nothing.
-    func append(_ data: Data, keepingOnFailure: Bool = true) {
+    package func append(_ data: Data, keepingOnFailure: Bool = true) {
         if fallback != nil {
             fallback!.append(data)
             return

@@ -6,11 +6,18 @@ import FoundationNetworking
 /// Receives what a forwarded request brings back, in order: one response, its data, one completion.
 ///
 /// Called on the forwarder's own serial queue; a receiver hops to wherever it must deliver.
-protocol ForwardingReceiver: AnyObject, Sendable {
+package protocol ForwardingReceiver: AnyObject, Sendable {
+    /// Whether upstream redirects are followed (the app sees the final response, as from its own
+    /// session) or relayed as they are (the local server sends the 3xx to its client).
+    var followsRedirects: Bool { get }
     func forwarder(didReceive response: HTTPURLResponse)
     func forwarder(didReceive data: Data)
     /// The last call: `nil` when the response arrived whole.
     func forwarder(didCompleteWithError error: (any Error)?)
+}
+
+extension ForwardingReceiver {
+    package var followsRedirects: Bool { true }
 }
 
 /// Sends requests to the real network on a session StubKit never intercepts, and relays what comes back.
@@ -20,9 +27,9 @@ protocol ForwardingReceiver: AnyObject, Sendable {
 /// headers and body bytes as the app sent; the session keeps no cookies and no cache of its own, so it
 /// adds nothing the app's session did not send. Redirects are followed, so the app sees the final
 /// response (as it would from its own session).
-final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+package final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// One session for the process, made on first use.
-    static let shared = Forwarder()
+    package static let shared = Forwarder()
 
     // `receivers` is guarded by its lock; `session` is set once in init.
     private let receivers = Locked<[Int: any ForwardingReceiver]>([:])
@@ -65,7 +72,7 @@ final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// - Returns: a cancel function, which ends the exchange with no further calls to `receiver`; a
     ///   cancel before the task is made means it is never made.
     @discardableResult
-    func forward(_ request: URLRequest, to receiver: any ForwardingReceiver) -> @Sendable () -> Void {
+    package func forward(_ request: URLRequest, to receiver: any ForwardingReceiver) -> @Sendable () -> Void {
         let exchange = Exchange()
         controlQueue.async { [session, receivers] in
             guard let session else { return }
@@ -105,17 +112,22 @@ final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     // MARK: URLSessionDataDelegate
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         if let http = response as? HTTPURLResponse { receiver(for: dataTask)?.forwarder(didReceive: http) }
         completionHandler(.allow)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    package func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(receiver(for: task)?.followsRedirects == false ? nil : request)
+    }
+
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         receiver(for: dataTask)?.forwarder(didReceive: data)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let receiver = receivers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         receiver?.forwarder(didCompleteWithError: error)
     }

@@ -6,13 +6,13 @@ import Foundation
 /// Response files were resolved (links followed, inside the bundle) and checked to be regular files
 /// when the bundle was loaded; they are checked again here, because a file can be replaced while the
 /// app runs, and opening a named pipe or a device would block the loading thread for good.
-struct ResponseBodyReader {
-    let body: ResponseBody
-    let length: Int
+package struct ResponseBodyReader {
+    package let body: ResponseBody
+    package let length: Int
     /// Why the body cannot be sent (a response file that went missing or is no regular file any more).
-    let problem: (any Error)?
+    package let problem: (any Error)?
 
-    init(_ body: ResponseBody) {
+    package init(_ body: ResponseBody) {
         self.body = body
         switch body {
         case .empty: length = 0; problem = nil
@@ -29,7 +29,7 @@ struct ResponseBodyReader {
     }
 
     /// The whole body, memory-mapped for a file rather than copied into memory.
-    func whole() throws -> Data {
+    package func whole() throws -> Data {
         switch body {
         case .empty: return Data()
         case .inline(let data), .json(let data): return data
@@ -54,13 +54,13 @@ struct ResponseBodyReader {
 }
 
 /// Hands out a body a chunk at a time, for deliveries spread over steps (streaming, throttling).
-final class ChunkSource: @unchecked Sendable {
+package final class ChunkSource: @unchecked Sendable {
     // Used by one load at a time, on its context: each chunk is taken in the step that schedules the next.
     private let data: Data?
     private let handle: FileHandle?
     private var offset = 0
 
-    init(_ body: ResponseBody, rendered: Data?) throws {
+    package init(_ body: ResponseBody, rendered: Data?) throws {
         switch (rendered, body) {
         case (let rendered?, _): data = rendered; handle = nil
         case (nil, .inline(let d)), (nil, .json(let d)): data = d; handle = nil
@@ -75,7 +75,7 @@ final class ChunkSource: @unchecked Sendable {
     deinit { try? handle?.close() }
 
     /// The next chunk of at most `size` bytes, or `nil` at the end.
-    func next(_ size: Int) throws -> Data? {
+    package func next(_ size: Int) throws -> Data? {
         if let handle {
             let chunk = try autoreleasepool { try handle.read(upToCount: size) } ?? Data()
             return chunk.isEmpty ? nil : chunk

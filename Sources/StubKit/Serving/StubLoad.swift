@@ -144,29 +144,15 @@ final class StubLoad: @unchecked Sendable {
     private func respond(_ match: StubMatch, to request: URLRequest, stubRequest: StubRequest, redirects: Int) {
         let response = match.response
         let url = request.url!
-        if let error = response.error {
-            fail(URLError(error.code, userInfo: [
-                NSLocalizedDescriptionKey: "StubKit simulated \(error.rawValue) for \(stubRequest.method) \(url.absoluteString) (rule \(match.rule.displayName) in \(match.bundle))",
-                NSURLErrorFailingURLErrorKey: url,
-            ]), request: stubRequest, match: match)
+        let prepared: PreparedResponse
+        switch PreparedResponse.prepare(match, for: stubRequest, now: engine.now) {
+        case .failure(let error):
+            fail(error, request: stubRequest, match: match)
             return
+        case .success(let ready):
+            prepared = ready
         }
-
-        // Templates are filled in per request; everything else was prepared at load time.
-        var headers = response.headerFields
-        var renderedBody: Data? = nil
-        if let templates = response.template {
-            var context = ResponseTemplate.Context(request: stubRequest, parameters: match.parameters, now: engine.now, hit: match.hit)
-            for (name, template) in templates.headers { headers[name] = template.renderHeaderValue(&context) }
-            if let body = templates.body { renderedBody = Data(body.render(&context).utf8) }
-        }
-        let reader = renderedBody.map { ResponseBodyReader(.inline($0)) } ?? ResponseBodyReader(response.body)
-        if let problem = reader.problem {
-            fail(Self.unreadable(match, url: url, problem), request: stubRequest, match: match)
-            return
-        }
-        let length = String(reader.length)
-        if headers["Content-Length"] != length { headers["Content-Length"] = length }
+        let headers = prepared.headers, reader = prepared.reader, renderedBody = prepared.rendered
         guard let httpResponse = HTTPURLResponse(url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: headers) else {
             fail(URLError(.badServerResponse), request: stubRequest, match: match)
             return
@@ -204,7 +190,7 @@ final class StubLoad: @unchecked Sendable {
                            truncated: sent.truncated, final: true)
                     self.executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
                 case .failure(let error):
-                    self.fail(Self.unreadable(match, url: url, error), request: stubRequest, match: match)
+                    self.fail(PreparedResponse.unreadable(match, url: url, error), request: stubRequest, match: match)
                 }
             })
         self.streamer = streamer
@@ -295,13 +281,6 @@ final class StubLoad: @unchecked Sendable {
             entry.recordingFailure = recordingFailure
             return entry
         }
-    }
-
-    private static func unreadable(_ match: StubMatch, url: URL, _ error: any Error) -> URLError {
-        URLError(.cannotOpenFile, userInfo: [
-            NSLocalizedDescriptionKey: "StubKit could not read the response file for rule \(match.rule.displayName): \(error.localizedDescription)",
-            NSURLErrorFailingURLErrorKey: url,
-        ])
     }
 
     private static func reference(_ match: StubMatch) -> JournalEntry.RuleReference {

@@ -1,0 +1,255 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A request as it arrived: head and whole body.
+struct ReceivedRequest {
+    var head: HTTPRequestHead
+    var body: ByteBuffer
+    var startedAt = Date()
+    var startTime = DispatchTime.now()
+
+    var method: String { head.method.rawValue }
+    var isHead: Bool { head.method == .HEAD }
+}
+
+/// Fired through each connection's pipeline when the server begins to shut down.
+struct ServerShuttingDown: Sendable {}
+
+/// How a connection ends without an answer, for simulated network errors.
+enum ConnectionDrop {
+    /// Closed: the client sees the connection closed before any response.
+    case close
+    /// Reset (`SO_LINGER` 0): the client sees the connection reset.
+    case reset
+    /// Held open with no answer until the client gives up or the hold limit passes.
+    case hold(TimeInterval)
+    /// A line that is not HTTP, then closed: the client sees a response it cannot parse.
+    case garbage
+}
+
+/// One HTTP/1.1 connection, on its event loop. The engine's handlers before it (request decoder,
+/// response encoder, pipelining and protocol-error handling) deal with keep-alive, pipelined requests
+/// and malformed HTTP; this handler collects each request (refusing bodies over the limit), closes
+/// connections that send no request head in time, and writes what the dispatcher answers.
+final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let dispatcher: RequestDispatcher
+    private var context: ChannelHandlerContext?
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+    /// The request's body was refused: the rest of it is read and dropped.
+    private var discarding = false
+    private var headTimer: Scheduled<Void>?
+    private var holdTimer: Scheduled<Void>?
+    private var responding = false
+    private var keepAlive = true
+    private var version = HTTPVersion.http1_1
+    private(set) var shuttingDown = false
+
+    init(dispatcher: RequestDispatcher) {
+        self.dispatcher = dispatcher
+    }
+
+    var eventLoop: any EventLoop { context!.eventLoop }
+    var isActive: Bool { context?.channel.isActive ?? false }
+    var allocator: ByteBufferAllocator { context?.channel.allocator ?? ByteBufferAllocator() }
+
+    // MARK: Events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { armHeadTimer() }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armHeadTimer()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        let actions = onClose
+        onClose = []
+        actions.forEach { $0() }
+        context.fireChannelInactive()
+    }
+
+    /// Run once when the connection closes (a forward in flight is cancelled then).
+    var onClose: [() -> Void] = []
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ServerShuttingDown {
+            shuttingDown = true
+            // A held connection (simulated time-out) ends now; an answer in flight finishes first.
+            if holdTimer != nil { close() }
+            if !responding { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            headTimer?.cancel()
+            headTimer = nil
+            // The body has as long as the head had: a client trickling a body cannot hold the connection either.
+            armHeadTimer()
+            self.head = head
+            body.clear()
+            discarding = false
+            keepAlive = head.isKeepAlive
+            version = head.version
+            let limit = dispatcher.configuration.maximumRequestBodySize
+            if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
+                refuseBody(declared: declared)
+            } else if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+                // The client waits for this before sending a large body (curl: bodies over 1 MB).
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            }
+        case .body(var chunk):
+            guard !discarding else { return }
+            let limit = dispatcher.configuration.maximumRequestBodySize
+            if body.readableBytes + chunk.readableBytes > limit {
+                refuseBody(declared: nil)
+                return
+            }
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head, !discarding else {
+                if discarding { close() }
+                return
+            }
+            self.head = nil
+            headTimer?.cancel()
+            headTimer = nil
+            responding = true
+            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    // MARK: Writing (for the dispatcher, on the event loop)
+
+    /// A whole answer; `headOnly` leaves the body out (HEAD) but keeps its `Content-Length`.
+    func send(status: Int, headers: [(String, String)], body: ByteBuffer?, headOnly: Bool = false) {
+        sendHead(status: status, headers: headers)
+        if let body, !headOnly, body.readableBytes > 0 {
+            context?.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        }
+        finish()
+    }
+
+    func sendHead(status: Int, headers: [(String, String)]) {
+        guard let context else { return }
+        var fields = HTTPHeaders(headers)
+        if !keepAlive || shuttingDown { fields.replaceOrAdd(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: fields)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    /// Writes and flushes a chunk; the future completes when it was handed to the socket.
+    func sendChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
+        guard let context else { return dispatcherLoopFailure() }
+        return context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))))
+    }
+
+    func finish() {
+        guard let context else { return }
+        let closes = !keepAlive || shuttingDown
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [weak self] _ in
+            guard let self else { return }
+            if closes { self.close() }
+        }
+        responding = false
+        if !closes { armHeadTimer() }
+    }
+
+    /// Ends the connection without an answer (a simulated network error).
+    func drop(_ how: ConnectionDrop) {
+        guard let context else { return }
+        responding = false
+        switch how {
+        case .close:
+            close()
+        case .reset:
+            // SO_LINGER 0: the close sends RST instead of FIN.
+            guard let socket = context.channel as? any SocketOptionProvider else {
+                close()
+                return
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).hop(to: context.eventLoop)
+                .assumeIsolated().whenComplete { [weak self] _ in self?.close() }
+        case .hold(let limit):
+            holdTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(limit * 1e9))) { [weak self] in
+                self?.close()
+            }
+            if shuttingDown { close() }
+        case .garbage:
+            var buffer = context.channel.allocator.buffer(capacity: 32)
+            buffer.writeString("NOT-HTTP garbage\r\n\r\n")
+            // Written from the response encoder's place, so the raw bytes go to the socket as they are.
+            guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
+                close()
+                return
+            }
+            encoder.writeAndFlush(NIOAny(buffer)).assumeIsolated().whenComplete { [weak self] _ in self?.close() }
+        }
+    }
+
+    func close() {
+        cancelTimers()
+        context?.close(promise: nil)
+    }
+
+    // MARK: Limits
+
+    private func refuseBody(declared: Int?) {
+        discarding = true
+        let limit = dispatcher.configuration.maximumRequestBodySize
+        let size = declared.map { "\($0) bytes" } ?? "more than \(limit) bytes"
+        keepAlive = false
+        responding = true
+        dispatcher.refuse(status: 413, reason: "the request body (\(size)) is over the server's limit of \(limit) bytes (--max-body)", on: self)
+    }
+
+    private func armHeadTimer() {
+        guard let context, !responding else { return }
+        headTimer?.cancel()
+        let timeout = dispatcher.configuration.requestHeadTimeout
+        headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
+            guard let self, !self.responding else { return }
+            // A request half sent (or none at all) this long: the connection is freed for others.
+            if self.head != nil {
+                self.keepAlive = false
+                self.responding = true
+                self.discarding = true
+                self.dispatcher.refuse(status: 408, reason: "the request was not complete within \(timeout) s (--header-timeout)", on: self)
+            } else {
+                self.close()
+            }
+        }
+    }
+
+    private func cancelTimers() {
+        headTimer?.cancel()
+        headTimer = nil
+        holdTimer?.cancel()
+        holdTimer = nil
+    }
+
+    private func dispatcherLoopFailure() -> EventLoopFuture<Void> {
+        dispatcher.group.next().makeFailedFuture(ChannelError.ioOnClosedChannel)
+    }
+}

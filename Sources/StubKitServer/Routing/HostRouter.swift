@@ -1,0 +1,132 @@
+import Foundation
+import StubKit
+
+/// Turns a request to the local server into the request the rules see.
+///
+/// - `/api.example.com/v1/menu` stands for `https://api.example.com/v1/menu` when `api.example.com`
+///   is a host of an active rule or a declared extra host (with ``StubServerConfiguration/MissPolicy/forward``,
+///   any first component shaped like a domain name counts too, so unknown hosts can be forwarded);
+/// - a proxy request (`GET http://api.example.com/v1/menu`, or a `Host` header naming a stubbed host)
+///   stands for that plain-HTTP URL;
+/// - anything else is a request to the server itself, matched by rules without a host.
+///
+/// Paths with `.` or `..` segments, NUL bytes or broken percent-encoding are refused.
+struct HostRouter: Sendable {
+    /// Lower-cased hosts that rules name, plus the declared ones.
+    let hosts: Set<String>
+    let scheme: String
+    /// Whether any domain-shaped first component counts as a host.
+    let anyDomain: Bool
+
+    struct Routed {
+        var url: URL
+        /// The host the path named (or the proxy request), whose URLs in answers are rewritten.
+        var stubbedHost: String?
+    }
+
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    init(bundles: [StubBundle], configuration: StubServerConfiguration) {
+        var hosts = Set(configuration.extraHosts.map { $0.lowercased() })
+        for bundle in bundles {
+            for rule in bundle.rules {
+                if let host = rule.request.host { hosts.insert(host) }
+            }
+        }
+        self.hosts = hosts
+        self.scheme = configuration.upstreamScheme
+        self.anyDomain = configuration.onMiss == .forward
+    }
+
+    /// - Parameters:
+    ///   - target: the request target as sent (`/path?query`, or an absolute URL from a proxy client).
+    ///   - hostHeader: the `Host` header, if any.
+    ///   - serverAuthority: `host:port` of this server, used when the request names no stubbed host.
+    func route(target: String, hostHeader: String?, serverAuthority: String) -> Result<Routed, Refusal> {
+        // A proxy client sends the absolute URL.
+        if let absolute = URL(string: target), let scheme = absolute.scheme?.lowercased(), ["http", "https"].contains(scheme),
+           let host = absolute.host?.lowercased() {
+            var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false)
+            components?.scheme = "http"
+            guard let url = components?.url else { return .failure(Refusal(reason: "the request target '\(target)' is not a URL")) }
+            return checked(path: absolute.path(percentEncoded: true), .init(url: url, stubbedHost: host))
+        }
+        guard target.hasPrefix("/") else {
+            return .failure(Refusal(reason: "the request target '\(target)' is neither a path nor an absolute URL"))
+        }
+        let (path, query) = Self.split(target)
+        if let problem = Self.problem(inPath: path) { return .failure(Refusal(reason: problem)) }
+        let suffix = query.map { "?" + $0 } ?? ""
+
+        // The Host header names a stubbed host (and not this server's own port): the server is used
+        // as a plain-HTTP proxy.
+        if let hostHeader, !Self.namesServer(hostHeader, serverAuthority), case let header = Self.hostOnly(hostHeader), hosts.contains(header) {
+            return make("http://\(header)\(path)\(suffix)", stubbedHost: header)
+        }
+        // The first path component names a host.
+        let components = path.dropFirst().split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        if let first = components.first.map({ $0.lowercased() }), !first.isEmpty,
+           hosts.contains(first) || (anyDomain && Self.looksLikeDomain(first)) {
+            let rest = components.count > 1 ? "/" + components[1] : "/"
+            return make("\(scheme)://\(first)\(rest)\(suffix)", stubbedHost: first)
+        }
+        return make("http://\(serverAuthority)\(path)\(suffix)", stubbedHost: nil)
+    }
+
+    private func make(_ text: String, stubbedHost: String?) -> Result<Routed, Refusal> {
+        guard let url = URL(string: text) else { return .failure(Refusal(reason: "'\(text)' is not a valid URL")) }
+        return .success(Routed(url: url, stubbedHost: stubbedHost))
+    }
+
+    private func checked(path: String, _ routed: Routed) -> Result<Routed, Refusal> {
+        if let problem = Self.problem(inPath: path) { return .failure(Refusal(reason: problem)) }
+        return .success(routed)
+    }
+
+    static func split(_ target: String) -> (path: String, query: String?) {
+        var path = Substring(target)
+        if let hash = path.firstIndex(of: "#") { path = path[..<hash] }
+        guard let mark = path.firstIndex(of: "?") else { return (String(path), nil) }
+        return (String(path[..<mark]), String(path[path.index(after: mark)...]))
+    }
+
+    /// Why a path is refused: dot segments (in any encoding), NUL bytes, broken percent-encoding.
+    static func problem(inPath path: String) -> String? {
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let decoded = String(segment).removingPercentEncoding else {
+                return "the path '\(path)' has a broken percent-encoding in '\(segment)'"
+            }
+            if decoded.contains("\0") { return "the path '\(path)' contains a NUL byte" }
+            if decoded == "." || decoded == ".." { return "the path '\(path)' contains a '\(decoded)' segment" }
+        }
+        return nil
+    }
+
+    /// Whether a `Host` header is this server's address: its port (a client reaching the server by any
+    /// name, `localhost:PORT` or `10.0.2.2:PORT`, names it by its port).
+    static func namesServer(_ header: String, _ serverAuthority: String) -> Bool {
+        guard let port = serverAuthority.split(separator: ":").last else { return false }
+        return header.lowercased() == serverAuthority.lowercased() || header.hasSuffix(":" + port)
+    }
+
+    /// `api.example.com:8080` → `api.example.com`.
+    static func hostOnly(_ header: String) -> String {
+        let lowered = header.lowercased()
+        if lowered.hasPrefix("[") { return lowered }
+        return lowered.split(separator: ":", maxSplits: 1).first.map(String.init) ?? lowered
+    }
+
+    /// A dotted name of letters, digits and hyphens whose last label is alphabetic (`api.example.com`,
+    /// not `v1.2` or `favicon.ico`-like file names with a known extension).
+    static func looksLikeDomain(_ text: String) -> Bool {
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } }),
+              let last = labels.last, last.count >= 2, last.allSatisfy(\.isLetter) else { return false }
+        return !fileExtensions.contains(String(last))
+    }
+
+    private static let fileExtensions: Set<String> = ["ico", "png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "html", "htm",
+                                                       "json", "xml", "txt", "map", "woff", "woff2", "ttf", "pdf", "zip"]
+}

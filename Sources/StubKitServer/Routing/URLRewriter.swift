@@ -1,0 +1,95 @@
+import Foundation
+
+/// Points absolute URLs of stubbed hosts in an answer at the local server, so the client's next
+/// request comes back here: `https://api.example.com/v1/menu` becomes
+/// `http://127.0.0.1:8080/api.example.com/v1/menu`, also in JSON's escaped form (`https:\/\/…`).
+///
+/// Only URLs whose host is exactly a stubbed host (no port, no longer name such as
+/// `api.example.com.evil`) change; every other URL, including one in a query string, stays as it is.
+/// Only textual bodies are rewritten; the caller sets `Content-Length` from the new size.
+struct URLRewriter: Sendable {
+    let hosts: Set<String>
+    /// `http://127.0.0.1:8080`, as the client reached the server.
+    let base: String
+
+    /// Content types whose bodies are text in which URLs are rewritten.
+    static func isTextual(_ contentType: String?) -> Bool {
+        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
+            || ["application/json", "application/xml", "application/javascript", "application/x-www-form-urlencoded"].contains(type)
+    }
+
+    /// The rewritten text, or `nil` when it holds no URL of a stubbed host.
+    func rewrite(_ data: Data) -> Data? {
+        guard !hosts.isEmpty else { return nil }
+        let bytes = [UInt8](data)
+        var output: [UInt8] = []
+        var copied = 0
+        var index = 0
+        let escapedBase = Array(base.replacingOccurrences(of: "/", with: "\\/").utf8)
+        let plainBase = Array(base.utf8)
+        while index + 7 <= bytes.count {
+            guard bytes[index] == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
+                index += 1
+                continue
+            }
+            output.append(contentsOf: bytes[copied..<index])
+            output.append(contentsOf: match.escaped ? escapedBase : plainBase)
+            output.append(contentsOf: match.escaped ? Array("\\/".utf8) : [UInt8(ascii: "/")])
+            output.append(contentsOf: bytes[match.hostStart..<match.hostEnd])
+            index = match.hostEnd
+            copied = index
+        }
+        guard copied > 0 else { return nil }
+        output.append(contentsOf: bytes[copied...])
+        return Data(output)
+    }
+
+    /// A `Location` header value with a stubbed host's URL rewritten.
+    func rewrite(location: String) -> String {
+        rewrite(Data(location.utf8)).map { String(decoding: $0, as: UTF8.self) } ?? location
+    }
+
+    private struct Start {
+        var hostStart: Int
+        var hostEnd: Int
+        var escaped: Bool
+    }
+
+    /// An `http(s)://host` (or `http(s):\/\/host`) at `index` whose host is stubbed and ends at a boundary.
+    private func urlStart(in bytes: [UInt8], at index: Int) -> Start? {
+        if index > 0, Self.isNameByte(bytes[index - 1]) { return nil }
+        var cursor = index
+        for byte in "http".utf8 {
+            guard cursor < bytes.count, bytes[cursor] == byte else { return nil }
+            cursor += 1
+        }
+        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "s") { cursor += 1 }
+        guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
+        cursor += 1
+        var escaped = false
+        if bytes[cursor...].starts(with: "//".utf8) {
+            cursor += 2
+        } else if bytes[cursor...].starts(with: "\\/\\/".utf8) {
+            cursor += 4
+            escaped = true
+        } else {
+            return nil
+        }
+        let hostStart = cursor
+        while cursor < bytes.count, Self.isNameByte(bytes[cursor]) || bytes[cursor] == UInt8(ascii: ".") { cursor += 1 }
+        // A sentence's full stop is not part of the host.
+        while cursor > hostStart, bytes[cursor - 1] == UInt8(ascii: ".") { cursor -= 1 }
+        guard cursor > hostStart else { return nil }
+        // A port or a longer name means another service: left alone.
+        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") || bytes[cursor] == UInt8(ascii: "@") { return nil }
+        let host = String(decoding: bytes[hostStart..<cursor], as: UTF8.self).lowercased()
+        guard hosts.contains(host) else { return nil }
+        return Start(hostStart: hostStart, hostEnd: cursor, escaped: escaped)
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+    }
+}

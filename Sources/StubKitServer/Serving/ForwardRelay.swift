@@ -1,0 +1,155 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import StubKit
+
+/// What no rule answers, sent to the real host through StubKit's one forwarder and relayed to the
+/// client as it arrives (recorded through the engine's recorder when it records that host).
+///
+/// The forwarder calls on its own queue; every step hops to the connection's event loop, where all
+/// of the relay's state lives.
+final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
+    private let loop: any EventLoop
+    private let connection: NIOLoopBound<ConnectionHandler>
+    private let dispatcher: RequestDispatcher
+    private let exchange: RequestDispatcher.Exchange
+    private let recorder: Recorder?
+    // Touched only on `loop`.
+    private var capture: ResponseCapture?
+    private var status: Int?
+    private var headers: [String: String] = [:]
+    private var kept = Data()
+    private var count = 0
+    private var truncated = false
+
+    /// The client gets the upstream's redirects as they are (with stubbed hosts pointed back here).
+    var followsRedirects: Bool { false }
+
+    /// Headers that describe one hop, not the message.
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+                                        "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding"]
+
+    init(exchange: RequestDispatcher.Exchange, connection: ConnectionHandler, dispatcher: RequestDispatcher) {
+        self.loop = connection.eventLoop
+        self.connection = NIOLoopBound(connection, eventLoop: connection.eventLoop)
+        self.dispatcher = dispatcher
+        self.exchange = exchange
+        self.recorder = dispatcher.engine.recorder.flatMap { $0.records(exchange.stubRequest) ? $0 : nil }
+        self.capture = recorder?.makeCapture()
+    }
+
+    /// The request as the real host gets it: same method, headers (less the hop-by-hop ones) and body.
+    static func upstreamRequest(for stub: StubRequest) -> URLRequest {
+        var request = URLRequest(url: stub.url)
+        request.httpMethod = stub.method
+        for (name, value) in stub.headers where !hopByHop.contains(name.lowercased()) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        request.httpBody = stub.body
+        return request
+    }
+
+    // MARK: ForwardingReceiver (on the forwarder's queue)
+
+    func forwarder(didReceive response: HTTPURLResponse) {
+        var fields: [String: String] = [:]
+        for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
+        let status = response.statusCode, headers = fields
+        loop.execute { self.received(status: status, headers: headers) }
+    }
+
+    func forwarder(didReceive data: Data) {
+        loop.execute { self.received(data) }
+    }
+
+    func forwarder(didCompleteWithError error: (any Error)?) {
+        let failure = error.map { $0 as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: $0.localizedDescription]) }
+        loop.execute { self.completed(failure) }
+    }
+
+    // MARK: On the event loop
+
+    private func received(status: Int, headers upstream: [String: String]) {
+        var headers: [String: String] = [:]
+        // The forwarder's session decoded a compressed body: encoding and encoded length no longer apply.
+        let decoded = upstream.keys.contains { $0.lowercased() == "content-encoding" }
+        for (name, value) in upstream {
+            let lowered = name.lowercased()
+            if lowered == "content-encoding" || (lowered == "content-length" && decoded) { continue }
+            if Self.hopByHop.contains(lowered) && lowered != "content-length" { continue }
+            headers[name] = lowered == "location" ? exchange.rewriter.rewrite(location: value) : value
+        }
+        self.status = status
+        self.headers = headers
+        connection.value.sendHead(status: status, headers: dispatcher.ordered(headers, exchange))
+    }
+
+    private func received(_ data: Data) {
+        let room = dispatcher.engine.journal.limits.maximumBodySize - kept.count
+        if data.count <= room { kept.append(data) } else {
+            if room > 0 { kept.append(data.prefix(room)) }
+            truncated = true
+        }
+        count += data.count
+        capture?.append(data, keepingOnFailure: false)
+        guard !exchange.request.isHead else { return }
+        // One chunk is held back until the next arrives or the exchange completes: with the upstream's
+        // Content-Length the client has the whole body with its last byte, and by then the journal
+        // entry (and the recording) must exist.
+        if let previous = heldBack { _ = connection.value.sendChunk(ByteBuffer(bytes: previous)) }
+        heldBack = data
+    }
+
+    private var heldBack: Data?
+
+    private func releaseHeldBack() {
+        if let last = heldBack { _ = connection.value.sendChunk(ByteBuffer(bytes: last)) }
+        heldBack = nil
+    }
+
+    private func completed(_ error: URLError?) {
+        let connection = connection.value
+        if let error {
+            capture = nil
+            recorder?.noteFailed(error)
+            let text = "StubKit server: forwarding \(exchange.stubRequest.method) \(exchange.stubRequest.url.absoluteString) failed: \(error.localizedDescription)"
+            dispatcher.journal(exchange, status: status == nil ? 502 : status, passThrough: true, error: error, description: text)
+            heldBack = nil
+            if status == nil {
+                dispatcher.sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "forward-failed")])
+            } else {
+                connection.drop(.close)
+            }
+            return
+        }
+        var recordedAs: String? = nil, recordingFailure: String? = nil
+        if let recorder, let status {
+            switch recorder.record(exchange.stubRequest, status: status, headers: headers, capture: capture) {
+            case .success(let file): recordedAs = file.isEmpty ? "(no body)" : file
+            case .failure(let error): recordingFailure = "\(error.path): \(error.reason)"
+            }
+        }
+        capture = nil
+        dispatcher.journal(exchange, status: status, headers: headers, body: kept, bodySize: count, truncated: truncated,
+                           passThrough: true, recordedAs: recordedAs, recordingFailure: recordingFailure)
+        releaseHeldBack()
+        connection.finish()
+    }
+}
+
+extension RequestDispatcher {
+    func forward(_ exchange: Exchange, on connection: ConnectionHandler) {
+        guard exchange.routed.stubbedHost != nil else {
+            let text = "StubKit server: no rule answers \(exchange.stubRequest.method) \(exchange.request.head.uri), and it names no host to forward it to (put the host first in the path: /api.example.com/…)"
+            journal(exchange, status: 502, error: URLError(.unsupportedURL), description: text)
+            sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "no-host")])
+            return
+        }
+        let relay = ForwardRelay(exchange: exchange, connection: connection, dispatcher: self)
+        let cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
+        // The client went away: so does the upstream request.
+        connection.onClose.append(cancel)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import StubKit
+
+/// Decides what each request to the server gets: the admin API, a CORS preflight answer, a rule's
+/// answer, the near-miss `502`, or the real host's answer. Runs on the connection's event loop.
+final class RequestDispatcher: Sendable {
+    let engine: StubEngine
+    let configuration: StubServerConfiguration
+    let group: any EventLoopGroup
+    let admin: AdminAPI
+    private let routing: NIOLockedValueBox<Routing>
+
+    /// What routing needs, rebuilt when the active templates change.
+    struct Routing: Sendable {
+        var router: HostRouter
+        /// `127.0.0.1:PORT` once bound.
+        var authority = ""
+    }
+
+    init(engine: StubEngine, configuration: StubServerConfiguration, group: any EventLoopGroup, admin: AdminAPI) {
+        self.engine = engine
+        self.configuration = configuration
+        self.group = group
+        self.admin = admin
+        self.routing = NIOLockedValueBox(Routing(router: HostRouter(bundles: engine.activeBundles, configuration: configuration)))
+    }
+
+    func bound(to authority: String) {
+        routing.withLockedValue { $0.authority = authority }
+    }
+
+    /// Called after the active templates changed.
+    func refreshRouting() {
+        let router = HostRouter(bundles: engine.activeBundles, configuration: configuration)
+        routing.withLockedValue { $0.router = router }
+    }
+
+    var authority: String { routing.withLockedValue { $0.authority } }
+
+    // MARK: Dispatching
+
+    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler) {
+        let target = request.head.uri
+        if configuration.cors, request.head.method == .OPTIONS, request.head.headers.contains(name: "access-control-request-method") {
+            connection.send(status: 204, headers: preflightHeaders(for: request), body: nil)
+            return
+        }
+        if target == AdminAPI.prefix.dropLast() || target.hasPrefix(AdminAPI.prefix) {
+            admin.handle(request, on: connection, dispatcher: self)
+            return
+        }
+        let (router, authority) = routing.withLockedValue { ($0.router, $0.authority) }
+        let hostHeader = request.head.headers.first(name: "host")
+        let routed: HostRouter.Routed
+        switch router.route(target: target, hostHeader: hostHeader, serverAuthority: authority) {
+        case .failure(let refusal):
+            refuse(status: 400, reason: refusal.reason, on: connection, request: request)
+            return
+        case .success(let result):
+            routed = result
+        }
+        let stubRequest = StubRequest(method: request.method, url: routed.url, headers: Self.headers(of: request.head),
+                                      body: request.body.readableBytes > 0 ? Data(request.body.readableBytesView) : nil)
+        // Answers point the client back here: at the address it used, unless that is a stubbed host itself.
+        let clientAuthority = hostHeader.flatMap { router.hosts.contains(HostRouter.hostOnly($0)) ? nil : $0 } ?? authority
+        let exchange = Exchange(request: request, stubRequest: stubRequest, routed: routed,
+                                rewriter: URLRewriter(hosts: router.hosts, base: "http://\(clientAuthority)"))
+        switch engine.decision(for: stubRequest) {
+        case .answer(let match):
+            if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }
+            answer(match, exchange, on: connection)
+        case .refuse(let report):
+            journal(exchange, status: 502, error: URLError(.notConnectedToInternet), description: report.description, nearMisses: report.nearMisses)
+            sendText(502, report.description + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "no-rule")])
+        case .sequenceExhausted(let rule, let bundle, let used):
+            let text = "StubKit: rule \(rule.displayName) in \(bundle) (\(rule.source.locationDescription)) has used all \(used) of its responses and its 'afterLast' is 'fail'; \(stubRequest.method) \(stubRequest.url.absoluteString) was not answered"
+            journal(exchange, status: 502, error: URLError(.resourceUnavailable), description: text)
+            sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "sequence-used-up")])
+        case .passThrough:
+            forward(exchange, on: connection)
+        }
+    }
+
+    /// Refuses a request before it is routed (bad path, body too large): a 4xx naming the reason.
+    func refuse(status: Int, reason: String, on connection: ConnectionHandler, request: ReceivedRequest? = nil) {
+        var headers = [("Content-Type", "text/plain; charset=utf-8")]
+        if let request, configuration.cors { headers += corsHeaders(for: request) }
+        let text = "StubKit server: \(reason)\n"
+        headers.append(("Content-Length", String(text.utf8.count)))
+        connection.send(status: status, headers: headers, body: ByteBuffer(string: text))
+    }
+
+    // MARK: Helpers
+
+    /// One request on its way through the server.
+    struct Exchange {
+        var request: ReceivedRequest
+        var stubRequest: StubRequest
+        var routed: HostRouter.Routed
+        var rewriter: URLRewriter
+    }
+
+    func sendText(_ status: Int, _ text: String, _ exchange: Exchange, on connection: ConnectionHandler, extra: [(String, String)] = []) {
+        var headers = [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count))] + extra
+        if configuration.cors { headers += corsHeaders(for: exchange.request) }
+        connection.send(status: status, headers: headers, body: ByteBuffer(string: text), headOnly: exchange.request.isHead)
+    }
+
+    /// Request headers as rules see them: repeated fields joined with ", ".
+    static func headers(of head: HTTPRequestHead) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in head.headers {
+            if let existing = result[name] { result[name] = existing + ", " + value } else { result[name] = value }
+        }
+        return result
+    }
+
+    func corsHeaders(for request: ReceivedRequest) -> [(String, String)] {
+        let origin = request.head.headers.first(name: "origin") ?? "*"
+        var headers = [("Access-Control-Allow-Origin", origin), ("Access-Control-Expose-Headers", "*")]
+        if origin != "*" {
+            headers.append(("Access-Control-Allow-Credentials", "true"))
+            headers.append(("Vary", "Origin"))
+        }
+        return headers
+    }
+
+    private func preflightHeaders(for request: ReceivedRequest) -> [(String, String)] {
+        let fields = request.head.headers
+        return corsHeaders(for: request) + [
+            ("Access-Control-Allow-Methods", fields.first(name: "access-control-request-method") ?? "GET, POST, PUT, PATCH, DELETE"),
+            ("Access-Control-Allow-Headers", fields.first(name: "access-control-request-headers") ?? "*"),
+            ("Access-Control-Max-Age", "600"),
+            ("Content-Length", "0"),
+        ]
+    }
+
+    /// Writes the journal entry of one exchange.
+    func journal(_ exchange: Exchange, match: StubMatch? = nil, status: Int?, headers: [String: String] = [:], body: Data? = nil,
+                 bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, error: URLError? = nil,
+                 description: String? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil, recordingFailure: String? = nil) {
+        let request = exchange.request
+        let duration = Double(DispatchTime.now().uptimeNanoseconds - request.startTime.uptimeNanoseconds) / 1e9
+        engine.journal.record { id in
+            var entry = JournalEntry(
+                id: id, startedAt: request.startedAt, duration: duration, request: exchange.stubRequest, bundle: match?.bundle,
+                rule: match.map { JournalEntry.RuleReference(name: $0.rule.displayName, location: $0.rule.source.locationDescription, keyPath: $0.rule.source.keyPath) },
+                status: status, responseHeaders: headers, responseBody: body, responseBodySize: bodySize ?? body?.count ?? 0,
+                responseBodyTruncated: truncated, passedThrough: passThrough,
+                error: error.map { .init(code: $0.errorCode, description: description ?? $0.localizedDescription) }, nearMisses: nearMisses)
+            entry.recordedAs = recordedAs
+            entry.recordingFailure = recordingFailure
+            return entry
+        }
+    }
+}

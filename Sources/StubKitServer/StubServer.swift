@@ -1,0 +1,181 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+import StubKit
+
+/// The local stub server: the same bundles the in-process ``StubURLProtocol`` serves, over HTTP/1.1
+/// to any process on any platform (another app, an Android emulator, a browser, `curl`).
+///
+/// Embeddable in a test runner (``start()`` returns once connections are accepted, ``shutdown()``
+/// lets answers in flight finish) and run by `stubkit serve`. One ``StubEngine`` answers: its active
+/// templates, kill switch, recorder and journal are the server's.
+///
+/// ```swift
+/// let engine = StubEngine(killSwitch: true)
+/// let server = StubServer(engine: engine, bundlesFolder: URL(fileURLWithPath: "StubBundles"))
+/// try server.activate("restaurants_base")
+/// let port = try await server.start()
+/// // point the app at http://127.0.0.1:\(port)/api.example.com/…
+/// await server.shutdown()
+/// ```
+public final class StubServer: Sendable {
+    public let engine: StubEngine
+    public let configuration: StubServerConfiguration
+    private let group: MultiThreadedEventLoopGroup
+    private let admin: AdminAPI
+    private let dispatcher: RequestDispatcher
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var channel: (any Channel)?
+        var quiescing: ServerQuiescingHelper?
+        var port: Int?
+        var stopped = false
+        var groupShutDown = false
+    }
+
+    /// - Parameters:
+    ///   - engine: answers the requests. With ``StubServerConfiguration/MissPolicy/refuse`` its kill
+    ///     switch is turned on; with `forward`, off.
+    ///   - bundlesFolder: where ``activate(_:)`` and the admin API find templates by name.
+    public init(engine: StubEngine, bundlesFolder: URL? = nil, configuration: StubServerConfiguration = StubServerConfiguration()) {
+        self.engine = engine
+        self.configuration = configuration
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
+        self.admin = AdminAPI(engine: engine, bundlesFolder: bundlesFolder, maximumWait: configuration.maximumAdminWait)
+        self.dispatcher = RequestDispatcher(engine: engine, configuration: configuration, group: group, admin: admin)
+        engine.setKillSwitch(configuration.onMiss == .refuse)
+    }
+
+    deinit {
+        // A server never shut down still owns its threads.
+        if !state.withLockedValue({ $0.groupShutDown }) { try? group.syncShutdownGracefully() }
+    }
+
+    /// Loads a template from the bundles folder and puts it on top of the active ones.
+    /// - Returns: its diagnostics (notes and warnings included).
+    /// - Throws: ``StubServerError`` naming the template when it is missing or has errors.
+    @discardableResult
+    public func activate(_ template: String) throws(StubServerError) -> [Diagnostic] {
+        do {
+            let diagnostics = try admin.activate(template)
+            dispatcher.refreshRouting()
+            return diagnostics
+        } catch {
+            throw StubServerError(description: error.message)
+        }
+    }
+
+    /// The port accepting connections, once started.
+    public var port: Int? { state.withLockedValue { $0.port } }
+
+    /// `http://HOST:PORT`, once started.
+    public var baseURL: URL? {
+        port.flatMap { URL(string: "http://\(Self.urlHost(configuration.host)):\($0)") }
+    }
+
+    /// Binds and starts accepting connections.
+    /// - Returns: the port (the one chosen by the system for port 0).
+    /// - Throws: ``StubServerError`` when the address cannot be bound (the port is taken, say).
+    public func start() async throws(StubServerError) -> Int {
+        let quiescing = ServerQuiescingHelper(group: group)
+        let dispatcher = self.dispatcher
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let operations = channel.pipeline.syncOperations
+                    try operations.addHandler(ShutdownNotifier())
+                    try operations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                    try operations.addHandler(ConnectionHandler(dispatcher: dispatcher))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw StubServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+        let port = channel.localAddress?.port ?? configuration.port
+        dispatcher.bound(to: "\(Self.urlHost(configuration.host)):\(port)")
+        state.withLockedValue { state in
+            state.channel = channel
+            state.quiescing = quiescing
+            state.port = port
+        }
+        return port
+    }
+
+    /// Stops accepting connections, lets answers in flight finish (up to
+    /// ``StubServerConfiguration/shutdownGrace``), closes idle and held connections, and returns
+    /// when every connection is closed. Safe to call more than once.
+    public func shutdown() async {
+        let first = state.withLockedValue { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        let promise = group.next().makePromise(of: Void.self)
+        let quiescing = state.withLockedValue { state -> Bool in
+            state.quiescing?.initiateShutdown(promise: promise)
+            return state.quiescing != nil
+        }
+        if quiescing {
+            // Still open after the grace period: stop waiting; the group's shutdown closes what is left.
+            let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(configuration.shutdownGrace * 1e9))) {
+                promise.succeed()
+            }
+            _ = try? await promise.futureResult.get()
+            deadline.cancel()
+        } else {
+            promise.succeed()
+        }
+        // The helper is let go of while the event loops still run: its deinit completes a promise on one.
+        state.withLockedValue { state in
+            state.quiescing = nil
+            state.channel = nil
+            state.groupShutDown = true
+        }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
+    public func runUntilSignalled() async {
+        await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+        await shutdown()
+    }
+
+    static func urlHost(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+}
+
+/// Why the server cannot start or a template cannot be activated.
+public struct StubServerError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    public let description: String
+    public var errorDescription: String? { description }
+}
+
+/// First in each connection's pipeline: turns the quiescing helper's event into ``ServerShuttingDown``
+/// for the connection handler (the HTTP pipelining handler keeps the original to itself).
+final class ShutdownNotifier: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            context.fireUserInboundEventTriggered(ServerShuttingDown())
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
