@@ -58,11 +58,21 @@ enum SpecValueReader {
             }
         case .mapping(let mapping):
             var entries: [SourceValue.Entry] = []
+            var merged: [SourceValue.Entry] = []
             for (key, value) in mapping {
                 let keyPosition = key.mark.map { SourcePosition(line: $0.line, column: $0.column) }
+                // A merge key (`<<: *base`, or a list of them): the mappings' keys, unless written here.
+                if let scalar = key.scalar, scalar.string == "<<", scalar.style == .plain {
+                    let sources = value.sequence.map(Array.init) ?? [value]
+                    for source in sources where source.mapping != nil {
+                        merged += try convert(source, budget: &budget).dictionaryValue ?? []
+                    }
+                    continue
+                }
                 // YAML keys may be numbers (`200:` in responses); OpenAPI reads them as text.
                 entries.append(SourceValue.Entry(key: key.scalar?.string ?? "\(key)", keyPosition: keyPosition, value: try convert(value, budget: &budget)))
             }
+            for entry in merged where !entries.contains(where: { $0.key == entry.key }) { entries.append(entry) }
             return SourceValue(.dictionary(entries), at: position)
         case .sequence(let sequence):
             var items: [SourceValue] = []
