@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The importers only (YAML cassettes): never linked by apps.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The OpenAPI checks and scaffold only (stublint, stubkit). Without the default ExternalLoading
+        // trait: it pulls in Swift Concurrency machinery that slows the build, and specs are one file here.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
         // The local stub server only (StubKitServer): an HTTP/1.1 engine with keep-alive, pipelining and quiescing.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -37,7 +40,7 @@ let package = Package(
         // The bundle linter and request explainer used in CI and editors.
         .executableTarget(
             name: "stublint",
-            dependencies: ["StubKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StubKit", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/stublint"
         ),
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
@@ -48,6 +51,17 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Readers of HAR, WireMock, Mocktail and cassettes that write bundles through the bundle writer; the HAR exporter.
         .target(name: "StubKitImport", dependencies: ["StubKit", "CZlib", .product(name: "Yams", package: "Yams")]),
+        // MARK: Checking against an OpenAPI document (tools only; apps never link it)
+        // Spec loading, operation matching, body validation against schemas, and the scaffold writer.
+        .target(
+            name: "StubKitOpenAPI",
+            dependencies: [
+                "StubKit",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
         // MARK: Local stub server (tools and test runners only; apps never link it)
         // The same bundles served over HTTP to any process, on SwiftNIO.
         .target(
@@ -61,10 +75,10 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ]
         ),
-        // `stubkit import|export|migrate|serve`: the command line over StubKitImport and StubKitServer.
+        // `stubkit import|export|migrate|serve|scaffold`: the command line over StubKitImport, StubKitServer and StubKitOpenAPI.
         .executableTarget(
             name: "stubkit",
-            dependencies: ["StubKitImport", "StubKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/stubkit"
         ),
 
@@ -76,6 +90,7 @@ let package = Package(
             name: "StubKitImportTests",
             dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]
         ),
+        .testTarget(name: "StubKitOpenAPITests", dependencies: ["StubKit", "StubKitOpenAPI", "StubKitTestSupport"]),
         .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),
     ]
 )

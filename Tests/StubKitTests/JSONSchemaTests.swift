@@ -72,29 +72,3 @@ struct JSONSchemaTests {
         #expect(keys == Set(RuleKeys.rule).union(RuleKeys.legacy.keys))
     }
 }
-
-enum ChildProcessRunner {
-    /// Runs python3 from the package root and returns its standard output; throws with its stderr on failure.
-    static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.currentDirectoryURL = PackagePaths.root
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PythonFailure(message: String(decoding: errors, as: UTF8.self))
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    struct PythonFailure: Error, CustomStringConvertible {
-        var message: String
-        var description: String { "python3 failed (is python-jsonschema installed? .ci/run installs it): \(message)" }
-    }
-}

@@ -44,14 +44,7 @@ struct Import: ParsableCommand {
             printError("nothing written: \(errors.count) input(s) cannot be read")
             throw ExitCode.badInput
         }
-        var bundle = URL(fileURLWithPath: destination, isDirectory: true)
-        if let template {
-            guard !template.isEmpty, !template.contains("/"), !template.contains("\\"), template != "..", template != "." else {
-                printError("--template '\(template)' is not a folder name")
-                throw ExitCode.badInput
-            }
-            bundle.appendPathComponent(template, isDirectory: true)
-        }
+        let bundle = try bundleFolder(destination, template: template)
         let report: ImportReport
         do {
             report = try importer.write(batches, to: bundle, replacing: force, inputs: inputs.map { URL(fileURLWithPath: $0) })

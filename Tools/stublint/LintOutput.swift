@@ -89,12 +89,13 @@ enum LintOutput {
     }
 
     /// A JUnit XML report: one test case per bundle, failing when it has errors or warnings.
-    static func junit(_ reports: [(String, BundleLinter.Report)], summary: LintSummary) -> String {
+    /// `diagnostics`: every diagnostic (the bundles' own and the OpenAPI checks'), shared out by bundle folder.
+    static func junit(_ reports: [(String, BundleLinter.Report)], diagnostics: [Diagnostic], summary: LintSummary) -> String {
         var cases: [(name: String, failures: [Diagnostic])] = []
         for (_, report) in reports {
             for bundle in report.bundles {
                 let name = bundle.lastPathComponent
-                let failures = report.diagnostics.filter { d in
+                let failures = diagnostics.filter { d in
                     d.severity != .note && (d.file == name || d.file.hasPrefix(name + "/") || d.file.contains("/\(name)/") || d.file.hasSuffix("/\(name)"))
                 }
                 cases.append((name, failures))

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StubKit
+import StubKitOpenAPI
 
 @main
 struct StubLint: ParsableCommand {
@@ -42,6 +43,12 @@ struct Lint: ParsableCommand {
     @Flag(help: "Print only the summary line.")
     var quiet = false
 
+    @Option(help: "An OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) to check every rule against: operation, status, content type, JSON body.")
+    var openapi: String?
+
+    @Flag(help: "With --openapi: a note for each operation no rule stubs, and a line 'N of M operations stubbed'.")
+    var coverage = false
+
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var options = BundleLoader.Options.lint
@@ -64,7 +71,22 @@ struct Lint: ParsableCommand {
             }
             reports.append((path, linter.lint(URL(fileURLWithPath: path, relativeTo: cwd))))
         }
-        let diagnostics = reports.flatMap(\.report.diagnostics)
+        var diagnostics = reports.flatMap(\.report.diagnostics)
+        var coverageLine: String? = nil
+        if let openapi {
+            let spec: OpenAPISpec
+            do {
+                spec = try OpenAPISpec.load(URL(fileURLWithPath: openapi, relativeTo: cwd), display: openapi)
+            } catch {
+                FileHandle.standardError.write(Data("stublint: error: \(error.description) [\(DiagnosticCode.unreadableSpec.rawValue)]\n".utf8))
+                throw ExitCode.badInput
+            }
+            let report = OpenAPILinter(spec: spec, displayBase: cwd).lint(folders: reports.flatMap(\.report.bundles), coverage: coverage)
+            diagnostics = (diagnostics + report.diagnostics).sortedForDisplay()
+            if coverage { coverageLine = report.coverageLine }
+        } else if coverage {
+            throw ValidationError("--coverage needs --openapi SPEC")
+        }
         let summary = LintSummary(diagnostics: diagnostics, bundles: reports.reduce(0) { $0 + $1.report.bundles.count },
                                   rules: reports.reduce(0) { $0 + $1.report.ruleCount })
         let output: String
@@ -72,9 +94,10 @@ struct Lint: ParsableCommand {
         case .text: output = LintOutput.text(diagnostics, summary: summary, quiet: quiet)
         case .json: output = LintOutput.json(diagnostics, summary: summary, quiet: quiet)
         case .github: output = LintOutput.github(diagnostics, summary: summary, quiet: quiet)
-        case .junit: output = LintOutput.junit(reports.map { ($0.path, $0.report) }, summary: summary)
+        case .junit: output = LintOutput.junit(reports.map { ($0.path, $0.report) }, diagnostics: diagnostics, summary: summary)
         }
         print(output, terminator: "")
+        if let coverageLine, format == .text || format == .github { print(coverageLine) }
         if summary.errors > 0 || (strict && summary.warnings > 0) { throw ExitCode.diagnosticsFound }
     }
 }

@@ -37,6 +37,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         public var position: SourcePosition?
         public var keyPath: String
         public var message: String
+
+        public init(file: String, position: SourcePosition?, keyPath: String, message: String) {
+            self.file = file
+            self.position = position
+            self.keyPath = keyPath
+            self.message = message
+        }
     }
 
     public init(

@@ -73,6 +73,17 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
     public static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
 
+    // MARK: Against an OpenAPI document (`stublint lint --openapi`; added with issue 16)
+    public static let unreadableSpec = DiagnosticCode("SK200", .error, "the OpenAPI document cannot be read or is not OpenAPI 3.0, 3.1 or 3.2")
+    public static let operationNotFound = DiagnosticCode("SK201", .error, "the rule's method and path (and host) match no operation of the OpenAPI document")
+    public static let pathParameterMismatch = DiagnosticCode("SK202", .error, "a literal path segment where the operation has a parameter, and the value does not fit the parameter's schema")
+    public static let undocumentedStatus = DiagnosticCode("SK203", .error, "a status the operation does not document (and it has no 'default' response)")
+    public static let undocumentedContentType = DiagnosticCode("SK204", .error, "a content type the documented response does not list")
+    public static let bodySchemaViolation = DiagnosticCode("SK205", .error, "a response body that does not validate against the documented schema")
+    public static let placeholderDecidesType = DiagnosticCode("SK206", .note, "in a templated body, a placeholder decides a value's type at serve time, so the schema cannot check it")
+    public static let operationNotStubbed = DiagnosticCode("SK207", .note, "an operation of the OpenAPI document that no rule stubs (with --coverage)")
+    public static let ruleNotChecked = DiagnosticCode("SK208", .note, "a rule the OpenAPI checks cannot place (a urlRegex, a '**' path, a body that is not JSON)")
+
     public static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle, .wideEncoding,
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
@@ -81,5 +92,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
         .invalidHeader, .delayTooLong,
         .backtrackingRegex, .alwaysCheckedRegex,
+        .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
+        .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,
     ]
 }

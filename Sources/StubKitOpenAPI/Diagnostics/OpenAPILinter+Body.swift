@@ -1,0 +1,132 @@
+import Foundation
+import StubKit
+
+extension OpenAPILinter {
+    /// Validates a JSON response body (inline, `json`, file, or a template rendered with markers).
+    ///
+    /// Where a violation is reported: a `json` value at its own line in the rules file; a response file's
+    /// value at its line in that file; an inline `body` string or a rendered template at the rule's key
+    /// (their text has no lines of its own to point at).
+    func checkBody(_ response: StubResponse, of rule: StubRule, at tree: RuleTree, schema: SourceValue,
+                   operation: SpecOperation, related: Diagnostic.RelatedLocation) -> [Diagnostic] {
+        let keyOfBody: String
+        switch response.body {
+        case .json: keyOfBody = "json"
+        case .inline: keyOfBody = tree.has("inline_response") ? "inline_response" : "body"
+        case .file: keyOfBody = tree.has("json_file") ? "json_file" : "response"
+        case .empty: return []
+        }
+        let keyPath = "\(tree.keyPath).\(keyOfBody)"
+        let atKey = tree.position(of: [keyOfBody]) ?? tree.position
+        let atRule = Location(file: rule.source.file, keyPath: keyPath, fallback: atKey, positionsAreReal: false, servedBy: nil)
+
+        // The text to parse, and where its positions point.
+        let text: Data
+        var location = atRule
+        var markers: PlaceholderMarkers? = nil
+        if let template = response.template?.body {
+            let rendered = PlaceholderMarkers.render(template)
+            markers = rendered.markers
+            text = Data(rendered.text.utf8)
+        } else {
+            switch response.body {
+            case .json(let data):
+                if let written = tree.value(of: "json") {
+                    location.positionsAreReal = true
+                    return report(validate(written, schema, nil), at: location, related: related)
+                }
+                text = data
+            case .inline(let data):
+                text = data
+            case .file(let url):
+                // Unreadable or not JSON: the bundle's own checks report it (SK030, SK032).
+                guard let data = try? Data(contentsOf: url) else { return [] }
+                text = data
+                location = Location(file: display(url), keyPath: "", fallback: nil, positionsAreReal: true,
+                                    servedBy: "\(rule.source.file) \(rule.source.keyPath)")
+            case .empty:
+                return []
+            }
+        }
+        let instance: SourceValue
+        do {
+            instance = try JSONSourceParser().parse(text)
+        } catch {
+            if case .file = response.body, markers == nil { return [] }
+            return [Diagnostic(.ruleNotChecked, file: atRule.file, position: atKey, keyPath: keyPath,
+                               message: "the body\(markers == nil ? "" : ", rendered with placeholder values,") is not JSON (\(error.message)); not checked against the schema of \(operation.label)")]
+        }
+        return report(validate(instance, schema, markers), at: location, related: related)
+    }
+
+    /// Where a body's violations are reported.
+    struct Location {
+        var file: String
+        var keyPath: String
+        /// Used when positions are not real, or a violation has none.
+        var fallback: SourcePosition?
+        /// Whether the parsed value's positions are lines of `file`.
+        var positionsAreReal: Bool
+        /// For a response file: the rule that serves it.
+        var servedBy: String?
+    }
+
+    private func validate(_ instance: SourceValue, _ schema: SourceValue, _ markers: PlaceholderMarkers?) -> [SchemaViolation] {
+        SchemaValidator(root: spec.root, dialect: spec.dialect, markers: markers).validate(instance, against: schema)
+    }
+
+    private func report(_ violations: [SchemaViolation], at location: Location, related: Diagnostic.RelatedLocation) -> [Diagnostic] {
+        violations.map { violation in
+            let code: DiagnosticCode = violation.isPlaceholderNote ? .placeholderDecidesType : violation.isUncheckedNote ? .ruleNotChecked : .bodySchemaViolation
+            var message = violation.description
+            if let servedBy = location.servedBy { message += " (served by \(servedBy))" }
+            return Diagnostic(code, file: location.file, position: location.positionsAreReal ? (violation.position ?? location.fallback) : location.fallback,
+                              keyPath: location.keyPath, message: message, related: related)
+        }
+    }
+
+    /// A file as `stublint` names it: relative to the display base when inside it.
+    func display(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        if let base = displayBase?.standardizedFileURL.path {
+            let prefix = base.hasSuffix("/") ? base : base + "/"
+            if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+        }
+        return path
+    }
+}
+
+/// A rule's dictionary in its rules file (or one item of its `responses`), to locate keys.
+struct RuleTree {
+    var value: SourceValue?
+    var keyPath: String
+
+    init(root: SourceValue?, source: RuleSource) {
+        keyPath = source.keyPath
+        let list = root?.arrayValue ?? root?["rules"]?.arrayValue
+        value = list.flatMap { source.index < $0.count ? $0[source.index] : nil }
+    }
+
+    private init(value: SourceValue?, keyPath: String) {
+        self.value = value
+        self.keyPath = keyPath
+    }
+
+    /// The `responses` item `i`.
+    func item(_ i: Int) -> RuleTree {
+        let items = value?["responses"]?.arrayValue
+        return RuleTree(value: items.flatMap { i < $0.count ? $0[i] : nil }, keyPath: "\(keyPath).responses[\(i)]")
+    }
+
+    var position: SourcePosition? { value?.position }
+
+    func has(_ key: String) -> Bool { value?[key] != nil }
+
+    func value(of key: String) -> SourceValue? { value?[key] }
+
+    /// Where the first of `keys` that the rule writes has its value.
+    func position(of keys: [String]) -> SourcePosition? {
+        for key in keys { if let found = value?[key] { return found.position } }
+        return nil
+    }
+}

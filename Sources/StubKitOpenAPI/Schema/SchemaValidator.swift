@@ -1,0 +1,253 @@
+import Foundation
+import StubKit
+
+/// One way a JSON value fails a schema, located by a JSON pointer into the value.
+public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
+    /// `/restaurants/2/deliveryMinutes`; empty for the whole value.
+    public var pointer: String
+    public var message: String
+    /// Where the offending value is written, when its text has positions.
+    public var position: SourcePosition?
+    /// Not a violation: the value is a placeholder whose type the request decides, so it was not checked.
+    public var isPlaceholderNote = false
+    /// Not a violation: the schema could not be followed here (a `$ref` to another file, a cycle).
+    public var isUncheckedNote = false
+
+    /// Whether this is a real violation rather than a note about what was not checked.
+    public var isViolation: Bool { !isPlaceholderNote && !isUncheckedNote }
+
+    /// `/a/0/b: message`, or `(body): message` for the whole value.
+    public var description: String { "\(pointer.isEmpty ? "(body)" : pointer): \(message)" }
+}
+
+/// Validates a JSON value against an OpenAPI schema: `$ref` (local), `type`, `nullable` (3.0) and
+/// `null` (3.1), `enum`, `const`, `format` (date-time, date, uuid), `required`, `properties`,
+/// `additionalProperties`, `items`/`prefixItems`, `allOf`/`anyOf`/`oneOf`/`not`, and the cheap bounds
+/// (`minimum`, `maximum`, exclusive bounds, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`).
+///
+/// Other keywords are ignored, as a validator ignores annotations. Never throws and never recurses
+/// without bound: a `$ref` cycle that consumes no input stops at ``maximumDepth``.
+public struct SchemaValidator: Sendable {
+    /// The document `$ref`s point into (`#/components/schemas/Pet`, or `#/$defs/x` in a plain schema).
+    let root: SourceValue
+    public let dialect: SchemaDialect
+    /// How a string of a rendered template is to be read (see ``PlaceholderMarkers``).
+    var markers: PlaceholderMarkers?
+
+    static let maximumDepth = 256
+
+    public init(root: SourceValue, dialect: SchemaDialect) {
+        self.root = root
+        self.dialect = dialect
+    }
+
+    init(root: SourceValue, dialect: SchemaDialect, markers: PlaceholderMarkers?) {
+        self.root = root
+        self.dialect = dialect
+        self.markers = markers
+    }
+
+    /// Every violation, in document order of the value.
+    public func validate(_ instance: SourceValue, against schema: SourceValue) -> [SchemaViolation] {
+        var out: [SchemaViolation] = []
+        check(instance, schema, pointer: "", depth: 0, into: &out)
+        return out
+    }
+
+    /// Whether the value passes (placeholder notes do not count).
+    public func isValid(_ instance: SourceValue, against schema: SourceValue) -> Bool {
+        !validate(instance, against: schema).contains(where: \.isViolation)
+    }
+
+    private func check(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int, into out: inout [SchemaViolation]) {
+        func fail(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position)) }
+        func unchecked(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position, isUncheckedNote: true)) }
+        guard depth < Self.maximumDepth else { return unchecked("the schema's $refs nest deeper than \(Self.maximumDepth) levels; not checked further") }
+        if case .bool(let allowed) = schema.kind {
+            if !allowed { fail("no value is allowed here (the schema is false)") }
+            return
+        }
+        guard schema.dictionaryValue != nil else { return }
+        if let ref = schema["$ref"]?.stringValue {
+            guard ref.hasPrefix("#"), let target = root.value(atPointer: String(ref.dropFirst())) else {
+                return unchecked("the schema's $ref '\(ref)' is not in this document (only local '#/...' references are followed); not checked")
+            }
+            check(value, target, pointer: pointer, depth: depth + 1, into: &out)
+            // In OpenAPI 3.0 a $ref replaces its object: siblings are ignored.
+            if dialect == .openAPI30 { return }
+        }
+        // A rendered template's placeholder: the request decides the type (or, inside a string, only the text).
+        var placeholderText: [ResponseTemplate.Placeholder] = []
+        if case .string(let text) = value.kind, let markers {
+            if let whole = markers.wholeValue(text) {
+                out.append(SchemaViolation(pointer: pointer, message: "the value is \(whole.written), whose type the request decides; not checked against the schema",
+                                           position: value.position, isPlaceholderNote: true))
+                return
+            }
+            placeholderText = markers.placeholders(in: text)
+        }
+        let nullable = dialect == .openAPI30 && schema["nullable"]?.boolValue == true
+        if nullable, case .null = value.kind { return }
+
+        // type
+        let types: [String]
+        if let one = schema["type"]?.stringValue { types = [one] } else { types = schema["type"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        if !types.isEmpty {
+            let fits = types.contains { Self.has(value, type: $0) }
+            if !fits {
+                var expected = types.joined(separator: " or ")
+                if nullable { expected += " or null" }
+                var message = "expected \(expected), got \(Self.typeName(value))"
+                if let placeholder = placeholderText.first {
+                    message += " (the value comes from \(placeholder.written), which is always text there; write \"\(placeholder.written.dropLast(2)) | json}}\" to keep the request value's type)"
+                    fail(message)
+                    return
+                }
+                fail(message)
+                return
+            }
+        }
+        // Values a placeholder fills in are unknown text: value checks on them would check the placeholder.
+        let textIsKnown = placeholderText.isEmpty
+
+        if let options = schema["enum"]?.arrayValue, textIsKnown {
+            let mine = JSONValue(value)
+            if !options.contains(where: { Self.equal(JSONValue($0), mine) }) {
+                fail("expected one of \(options.prefix(8).map { JSONValue($0).description }.joined(separator: ", "))\(options.count > 8 ? ", …" : ""), got \(mine)")
+            }
+        }
+        if dialect == .jsonSchema2020, let constant = schema["const"], textIsKnown, !Self.equal(JSONValue(constant), JSONValue(value)) {
+            fail("expected \(JSONValue(constant)), got \(JSONValue(value))")
+        }
+
+        switch value.kind {
+        case .string(let text) where textIsKnown:
+            if let format = schema["format"]?.stringValue, let problem = FormatCheck.problem(text, format: format) { fail(problem) }
+            let length = text.unicodeScalars.count
+            if let min = schema["minLength"]?.numberValue, Double(length) < min { fail("expected at least \(Int(min)) characters, got \(length)") }
+            if let max = schema["maxLength"]?.numberValue, Double(length) > max { fail("expected at most \(Int(max)) characters, got \(length)") }
+            if let pattern = schema["pattern"]?.stringValue, let regex = try? NSRegularExpression(pattern: pattern),
+               regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil {
+                fail("expected text matching /\(pattern)/, got \(JSONValue(value))")
+            }
+        case .integer, .real:
+            checkBounds(value, schema, fail: fail)
+        case .dictionary(let entries):
+            checkObject(value, entries, schema, pointer: pointer, depth: depth, into: &out)
+        case .array(let items):
+            if let min = schema["minItems"]?.numberValue, Double(items.count) < min { fail("expected at least \(Int(min)) items, got \(items.count)") }
+            if let max = schema["maxItems"]?.numberValue, Double(items.count) > max { fail("expected at most \(Int(max)) items, got \(items.count)") }
+            let prefix = dialect == .jsonSchema2020 ? (schema["prefixItems"]?.arrayValue ?? []) : []
+            for (i, item) in items.enumerated() {
+                let itemSchema = i < prefix.count ? prefix[i] : schema["items"]
+                if let itemSchema { check(item, itemSchema, pointer: pointer + "/\(i)", depth: depth + 1, into: &out) }
+            }
+        default:
+            break
+        }
+
+        // Combinators.
+        for part in schema["allOf"]?.arrayValue ?? [] { check(value, part, pointer: pointer, depth: depth + 1, into: &out) }
+        if let options = schema["anyOf"]?.arrayValue, !options.isEmpty {
+            let results = options.map { branch(value, $0, pointer: pointer, depth: depth) }
+            if !results.contains(where: \.passes) { fail("matches none of the \(options.count) anyOf schemas\(Self.closest(results))") }
+            out += results.first(where: \.passes)?.notes ?? []
+        }
+        if let options = schema["oneOf"]?.arrayValue, !options.isEmpty {
+            let results = options.map { branch(value, $0, pointer: pointer, depth: depth) }
+            let passing = results.indices.filter { results[$0].passes }
+            if passing.isEmpty {
+                fail("matches none of the \(options.count) oneOf schemas\(Self.closest(results))")
+            } else if passing.count > 1 {
+                fail("matches \(passing.count) of the oneOf schemas (\(passing.map { "#\($0)" }.joined(separator: ", "))); exactly one must match")
+            } else {
+                out += results[passing[0]].notes
+            }
+        }
+        if let negated = schema["not"], branch(value, negated, pointer: pointer, depth: depth).passes {
+            fail("matches the schema under 'not'")
+        }
+    }
+
+    private struct Branch {
+        var violations: [SchemaViolation]
+        var notes: [SchemaViolation]
+        var passes: Bool { violations.isEmpty }
+    }
+
+    private func branch(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int) -> Branch {
+        var found: [SchemaViolation] = []
+        check(value, schema, pointer: pointer, depth: depth + 1, into: &found)
+        return Branch(violations: found.filter(\.isViolation), notes: found.filter { !$0.isViolation })
+    }
+
+    /// The nearest miss among failed branches, so the message says what to fix.
+    private static func closest(_ results: [Branch]) -> String {
+        guard let best = results.enumerated().min(by: { $0.element.violations.count < $1.element.violations.count }),
+              let first = best.element.violations.first else { return "" }
+        return " (closest, #\(best.offset): \(first.description))"
+    }
+
+    private func checkBounds(_ value: SourceValue, _ schema: SourceValue, fail: (String) -> Void) {
+        guard let number = value.numberValue else { return }
+        let shown = JSONValue(value).description
+        if let min = schema["minimum"]?.numberValue {
+            let exclusive = dialect == .openAPI30 && schema["exclusiveMinimum"]?.boolValue == true
+            if exclusive ? number <= min : number < min { fail("expected \(exclusive ? "more than" : "at least") \(JSONValue.number(min)), got \(shown)") }
+        }
+        if let max = schema["maximum"]?.numberValue {
+            let exclusive = dialect == .openAPI30 && schema["exclusiveMaximum"]?.boolValue == true
+            if exclusive ? number >= max : number > max { fail("expected \(exclusive ? "less than" : "at most") \(JSONValue.number(max)), got \(shown)") }
+        }
+        if dialect == .jsonSchema2020 {
+            if let min = schema["exclusiveMinimum"]?.numberValue, number <= min { fail("expected more than \(JSONValue.number(min)), got \(shown)") }
+            if let max = schema["exclusiveMaximum"]?.numberValue, number >= max { fail("expected less than \(JSONValue.number(max)), got \(shown)") }
+        }
+    }
+
+    private func checkObject(_ value: SourceValue, _ entries: [SourceValue.Entry], _ schema: SourceValue, pointer: String, depth: Int,
+                             into out: inout [SchemaViolation]) {
+        let present = Set(entries.map(\.key))
+        for name in schema["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where !present.contains(name) {
+            out.append(SchemaViolation(pointer: pointer, message: "missing required property '\(name)'", position: value.position))
+        }
+        let properties = schema["properties"]?.dictionaryValue ?? []
+        let additional = schema["additionalProperties"]
+        for entry in entries {
+            let childPointer = pointer + "/" + pointerToken(entry.key)
+            if let propertySchema = properties.first(where: { $0.key == entry.key })?.value {
+                check(entry.value, propertySchema, pointer: childPointer, depth: depth + 1, into: &out)
+            } else if let additional {
+                if case .bool(false) = additional.kind {
+                    out.append(SchemaViolation(pointer: childPointer, message: "property '\(entry.key)' is not allowed (additionalProperties: false)", position: entry.keyPosition ?? entry.value.position))
+                } else {
+                    check(entry.value, additional, pointer: childPointer, depth: depth + 1, into: &out)
+                }
+            }
+        }
+    }
+
+    static func has(_ value: SourceValue, type: String) -> Bool {
+        switch (type, value.kind) {
+        case ("null", .null), ("boolean", .bool), ("string", .string), ("object", .dictionary), ("array", .array): return true
+        case ("number", .integer), ("number", .real), ("integer", .integer): return true
+        case ("integer", .real(let d)): return d.isFinite && d == d.rounded()
+        default: return false
+        }
+    }
+
+    static func typeName(_ value: SourceValue) -> String {
+        switch value.kind {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .integer: return "integer"
+        case .real(let d): return d == d.rounded() && d.isFinite ? "integer" : "number"
+        case .string, .date, .data: return "string"
+        case .array: return "array"
+        case .dictionary: return "object"
+        }
+    }
+
+    /// JSON equality as JSON Schema defines it (`1` equals `1.0`; `true` is not `1`).
+    static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool { a == b }
+}

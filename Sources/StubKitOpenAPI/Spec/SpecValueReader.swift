@@ -1,0 +1,118 @@
+import Foundation
+import StubKit
+import Yams
+
+/// Reads an OpenAPI document, YAML or JSON, into StubKit's ``SourceValue`` tree, keeping each value's
+/// line and column so diagnostics can point into the spec as they point into rules files.
+enum SpecValueReader {
+    /// Values a document may hold before it is refused: a floor plus two per byte, more than any
+    /// document without aliases can hold, so only aliases reach it (a "billion laughs" document is a
+    /// few lines that expand to billions of values).
+    static func valueBudget(forBytes count: Int) -> Int { 50_000 + 2 * count }
+
+    struct Failure: Error {
+        var message: String
+        var position: SourcePosition?
+    }
+
+    static func isJSON(_ data: Data, fileName: String) -> Bool {
+        fileName.lowercased().hasSuffix(".json") || data.first(where: { !" \t\r\n".utf8.contains($0) }) == UInt8(ascii: "{")
+    }
+
+    static func read(_ data: Data, fileName: String) throws(Failure) -> SourceValue {
+        if isJSON(data, fileName: fileName) {
+            do { return try JSONSourceParser().parse(data) } catch { throw Failure(message: "malformed JSON: \(error.message)", position: error.position) }
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw Failure(message: "not UTF-8 text") }
+        let node: Node?
+        do {
+            // Timestamps stay strings: an example's `2024-05-01T12:00:00Z` is the text the API sends.
+            node = try Yams.compose(yaml: text, Resolver.default.removing(.timestamp))
+        } catch let error as YamlError {
+            throw Failure(message: "malformed YAML: \(error)")
+        } catch {
+            throw Failure(message: "malformed YAML: \(error)")
+        }
+        guard let node else { throw Failure(message: "the file is empty") }
+        let allowed = valueBudget(forBytes: data.count)
+        var budget = allowed
+        do { return try convert(node, budget: &budget) } catch {
+            if budget <= 0 { throw Failure(message: "the document expands to more than \(allowed) values through YAML aliases (it has \(data.count) bytes); not read") }
+            throw error
+        }
+    }
+
+    private static func convert(_ node: Node, budget: inout Int) throws(Failure) -> SourceValue {
+        budget -= 1
+        guard budget > 0 else { throw Failure(message: "too many values") }
+        let position = node.mark.map { SourcePosition(line: $0.line, column: $0.column) }
+        switch node {
+        case .scalar(let scalar):
+            // The tag decides (a quoted "true" stays text), as Yams' constructor reads it.
+            switch node.any {
+            case is NSNull: return SourceValue(.null, at: position)
+            case let b as Bool: return SourceValue(.bool(b), at: position)
+            case let i as Int: return SourceValue(.integer(i), at: position)
+            case let d as Double: return SourceValue(.real(d), at: position)
+            default: return SourceValue(.string(scalar.string), at: position)
+            }
+        case .mapping(let mapping):
+            var entries: [SourceValue.Entry] = []
+            var merged: [SourceValue.Entry] = []
+            for (key, value) in mapping {
+                let keyPosition = key.mark.map { SourcePosition(line: $0.line, column: $0.column) }
+                // A merge key (`<<: *base`, or a list of them): the mappings' keys, unless written here.
+                if let scalar = key.scalar, scalar.string == "<<", scalar.style == .plain {
+                    let sources = value.sequence.map(Array.init) ?? [value]
+                    for source in sources where source.mapping != nil {
+                        merged += try convert(source, budget: &budget).dictionaryValue ?? []
+                    }
+                    continue
+                }
+                // YAML keys may be numbers (`200:` in responses); OpenAPI reads them as text.
+                entries.append(SourceValue.Entry(key: key.scalar?.string ?? "\(key)", keyPosition: keyPosition, value: try convert(value, budget: &budget)))
+            }
+            for entry in merged where !entries.contains(where: { $0.key == entry.key }) { entries.append(entry) }
+            return SourceValue(.dictionary(entries), at: position)
+        case .sequence(let sequence):
+            var items: [SourceValue] = []
+            for item in sequence { items.append(try convert(item, budget: &budget)) }
+            return SourceValue(.array(items), at: position)
+        case .alias:
+            throw Failure(message: "an unresolved YAML alias", position: position)
+        }
+    }
+}
+
+extension SourceValue {
+    /// The value of `key` in a dictionary (the first, if repeated).
+    subscript(key: String) -> SourceValue? {
+        dictionaryValue?.first { $0.key == key }?.value
+    }
+
+    /// The value at a JSON pointer (`/components/schemas/Pet`, `~1` for `/`, `~0` for `~`).
+    func value(atPointer pointer: String) -> SourceValue? {
+        var current: SourceValue? = self
+        for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let key = String(token).removingPercentEncoding?.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") ?? String(token)
+            guard let value = current else { return nil }
+            if let items = value.arrayValue { current = Int(key).flatMap { $0 >= 0 && $0 < items.count ? items[$0] : nil } } else { current = value[key] }
+        }
+        return current
+    }
+
+    var boolValue: Bool? { if case .bool(let b) = kind { return b } else { return nil } }
+
+    var numberValue: Double? {
+        switch kind {
+        case .integer(let i): return Double(i)
+        case .real(let d): return d
+        default: return nil
+        }
+    }
+}
+
+/// A JSON pointer token: `/` and `~` escaped.
+func pointerToken(_ key: String) -> String {
+    key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+}

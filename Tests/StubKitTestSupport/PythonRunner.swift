@@ -1,0 +1,33 @@
+import Foundation
+
+/// python3 as a child process: the tests' real JSON Schema validator (python-jsonschema).
+public enum ChildProcessRunner {
+    /// Whether python3 can import jsonschema (and rfc3339-validator, which its date-time check needs).
+    public static var pythonJSONSchemaAvailable: Bool {
+        (try? python(["-c", "import jsonschema, rfc3339_validator"])) != nil
+    }
+
+    /// Runs python3 from the package root and returns its standard output; throws with its stderr on failure.
+    public static func python(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.currentDirectoryURL = PackagePaths.root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PythonFailure(message: String(decoding: errors, as: UTF8.self))
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    public struct PythonFailure: Error, CustomStringConvertible {
+        var message: String
+        public var description: String { "python3 failed (is python-jsonschema installed? .ci/run installs it): \(message)" }
+    }
+}
