@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "stublint", targets: ["stublint"]),
         .executable(name: "stubbench", targets: ["stubbench"]),
         .executable(name: "stubkit", targets: ["stubkit"]),
+        // The local server benchmark's floor (Tools/scripts/bench-server); apps never link it.
+        .executable(name: "stubkit-nio-hello", targets: ["nio-hello"]),
     ],
     dependencies: [
         // Tools only: the library that apps link depends on Foundation alone.
@@ -80,6 +82,17 @@ let package = Package(
             name: "stubkit",
             dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/stubkit"
+        ),
+        // A hello-world on the server's engine (SwiftNIO, same pipeline): the floor the local server's
+        // benchmark compares `stubkit serve` with.
+        .executableTarget(
+            name: "nio-hello",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tools/nio-hello"
         ),
 
         // MARK: Tests

@@ -122,5 +122,27 @@ struct ResponseFileTests {
         #expect(journal.entries.map(\.request.url.lastPathComponent) == ["8", "9"])
         #expect(journal.droppedEntryCount == 8)
     }
+
+    @Test("a body dropped from the journal is released at once, not held until the journal compacts its storage")
+    func droppedBodiesAreReleased() {
+        let journal = StubJournal(limits: StubJournal.Limits(maximumEntries: 100, maximumBodySize: 100, maximumTotalBodyBytes: 250))
+        let released = Locked(false)
+        // A body whose storage reports when it is freed (made in place: the test holds no reference to it).
+        func watched() -> Data {
+            Data(bytesNoCopy: UnsafeMutableRawPointer.allocate(byteCount: 100, alignment: 1), count: 100, deallocator: .custom { pointer, _ in
+                pointer.deallocate()
+                released.withLock { $0 = true }
+            })
+        }
+        for i in 0..<4 {
+            journal.record { id in
+                JournalEntry(id: id, startedAt: Date(), duration: 0, request: StubRequest(url: URL(string: "https://h/\(i)")!), bundle: nil, rule: nil,
+                             status: 200, responseHeaders: [:], responseBody: i == 0 ? watched() : Data(count: 100), responseBodySize: 100,
+                             error: nil, nearMisses: [])
+            }
+        }
+        #expect(journal.droppedEntryCount == 2)
+        #expect(released.withLock { $0 }, "the dropped entry's body is still held")
+    }
 }
 }

@@ -150,6 +150,10 @@ public final class StubJournal: Sendable {
         while state.storage.count - state.head > state.limits.maximumEntries
                 || (state.bodyBytes > state.limits.maximumTotalBodyBytes && state.storage.count - state.head > 1) {
             state.bodyBytes -= bodyBytes(of: state.storage[state.head])
+            // Its slot stays until the next compaction (up to 1,024 of them): its bodies go now, or
+            // the dropped entries would hold up to 1,024 bodies beyond maximumTotalBodyBytes.
+            state.storage[state.head].responseBody = nil
+            state.storage[state.head].request.body = nil
             state.head += 1
             state.dropped += 1
         }

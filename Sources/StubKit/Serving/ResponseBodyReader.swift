@@ -28,14 +28,18 @@ package struct ResponseBodyReader {
         }
     }
 
-    /// The whole body, memory-mapped for a file rather than copied into memory.
+    /// Files up to this size are read rather than mapped: a map and unmap per answer costs more than
+    /// the copy (and, in the local server, contends for the address space's lock across event loops).
+    static let mapThreshold = 64 << 10
+
+    /// The whole body, memory-mapped for a file (over ``mapThreshold``) rather than copied into memory.
     package func whole() throws -> Data {
         switch body {
         case .empty: return Data()
         case .inline(let data), .json(let data): return data
         case .file(let url):
             _ = try Self.regularFileSize(url)
-            return try Data(contentsOf: url, options: .alwaysMapped)
+            return try Data(contentsOf: url, options: length > Self.mapThreshold ? .alwaysMapped : [])
         }
     }
 

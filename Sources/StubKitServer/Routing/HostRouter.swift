@@ -46,7 +46,7 @@ struct HostRouter: Sendable {
     ///   - serverAuthority: `host:port` of this server, used when the request names no stubbed host.
     func route(target: String, hostHeader: String?, serverAuthority: String) -> Result<Routed, Refusal> {
         // A proxy client sends the absolute URL.
-        if let absolute = URL(string: target), let scheme = absolute.scheme?.lowercased(), ["http", "https"].contains(scheme),
+        if !target.hasPrefix("/"), let absolute = URL(string: target), let scheme = absolute.scheme?.lowercased(), ["http", "https"].contains(scheme),
            let host = absolute.host?.lowercased() {
             var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false)
             components?.scheme = "http"
@@ -95,6 +95,13 @@ struct HostRouter: Sendable {
     /// Why a path is refused: dot segments (in any encoding), NUL bytes, broken percent-encoding.
     static func problem(inPath path: String) -> String? {
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            // Per request: only a segment with a '%' needs decoding (Foundation's decoding and
+            // `contains` on strings are costly; bytes are not).
+            guard segment.utf8.contains(UInt8(ascii: "%")) else {
+                if segment.utf8.contains(0) { return "the path '\(path)' contains a NUL byte" }
+                if segment == "." || segment == ".." { return "the path '\(path)' contains a '\(segment)' segment" }
+                continue
+            }
             guard let decoded = String(segment).removingPercentEncoding else {
                 return "the path '\(path)' has a broken percent-encoding in '\(segment)'"
             }

@@ -14,7 +14,12 @@ struct URLRewriter: Sendable {
 
     /// Content types whose bodies are text in which URLs are rewritten.
     static func isTextual(_ contentType: String?) -> Bool {
-        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        // Per answer: trimmed by hand rather than with Foundation's character sets.
+        guard let first = contentType?.split(separator: ";", maxSplits: 1).first else { return false }
+        var trimmed = first
+        while trimmed.first == " " || trimmed.first == "\t" { trimmed = trimmed.dropFirst() }
+        while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
+        let type = trimmed.lowercased()
         return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
             || ["application/json", "application/xml", "application/javascript", "application/x-www-form-urlencoded"].contains(type)
     }
@@ -26,15 +31,16 @@ struct URLRewriter: Sendable {
         var output: [UInt8] = []
         var copied = 0
         var index = 0
-        let escapedBase = Array(base.replacingOccurrences(of: "/", with: "\\/").utf8)
-        let plainBase = Array(base.utf8)
+        // Built at the first URL found: most bodies hold none.
+        var bases: (plain: [UInt8], escaped: [UInt8])?
         while index + 7 <= bytes.count {
             guard bytes[index] == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
                 index += 1
                 continue
             }
+            if bases == nil { bases = (Array(base.utf8), Array(base.replacingOccurrences(of: "/", with: "\\/").utf8)) }
             output.append(contentsOf: bytes[copied..<index])
-            output.append(contentsOf: match.escaped ? escapedBase : plainBase)
+            output.append(contentsOf: match.escaped ? bases!.escaped : bases!.plain)
             output.append(contentsOf: match.escaped ? Array("\\/".utf8) : [UInt8(ascii: "/")])
             output.append(contentsOf: bytes[match.hostStart..<match.hostEnd])
             index = match.hostEnd
