@@ -1,6 +1,6 @@
 // stubbench: measures StubKit beside the floor and the alternatives, and writes a table and JSON.
 //
-//   swift run -c release stubbench [--quick] [--adversarial] [--live-journal] [--output FILE]
+//   swift run -c release stubbench [--quick] [--adversarial] [--live-journal] [--shapes] [--load-regex] [--output FILE]
 //   swift run -c release stubbench --write-har N FILE   (the input of Tools/scripts/bench-import)
 //
 // Every figure is a median and p99 over many runs. Targets are ratios measured in the same run, since
@@ -16,8 +16,9 @@ import StubKit
 var quick = false
 var outputPath = "docs/benchmarks.json"
 var profileLoad: (rules: Int, times: Int)? = nil
+var profileLoadRegex: (rules: Int, times: Int)? = nil
 var profileE2E = false
-var adversarial = false, shapesOnly = false
+var adversarial = false, shapesOnly = false, regexLoadOnly = false
 var liveJournal = false
 var args = Array(CommandLine.arguments.dropFirst())
 while let arg = args.first {
@@ -32,6 +33,7 @@ while let arg = args.first {
         // Only the wake-up latency of a test runner's wait on the live journal (LiveJournalBenchmarks.swift).
         liveJournal = true
     case "--shapes": shapesOnly = true // the rule shapes of issue 11 alone (ShapeBenchmarks.swift)
+    case "--load-regex": regexLoadOnly = true // of those, loading 10,000 regex rules against Foundation's decode
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
     case "--write-har":
         // A generated HAR of N entries for timing `stubkit import` (HARBenchmarkInput.swift).
@@ -50,8 +52,13 @@ while let arg = args.first {
         let rules = Int(args.first ?? "") ?? 100
         if !args.isEmpty { args.removeFirst() }
         profileLoad = (rules, 2_000_000 / max(rules, 1))
+    case "--profile-load-regex":
+        // The same with legacy `matching_url` rules (the regex shape of ShapeBenchmarks.swift).
+        let rules = Int(args.first ?? "") ?? 10_000
+        if !args.isEmpty { args.removeFirst() }
+        profileLoadRegex = (rules, max(1, 200_000 / max(rules, 1)))
     default:
-        FileHandle.standardError.write(Data("usage: stubbench [--quick] [--adversarial] [--live-journal] [--output FILE]\n".utf8))
+        FileHandle.standardError.write(Data("usage: stubbench [--quick] [--adversarial] [--live-journal] [--shapes] [--load-regex] [--output FILE]\n".utf8))
         exit(2)
     }
 }
@@ -142,6 +149,14 @@ if let profileLoad {
     exit(0)
 }
 
+if let profileLoadRegex {
+    let folder = work.appendingPathComponent("profile-regex")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data(shapeRulesJSON(ruleShapes[2], count: profileLoadRegex.rules).utf8).write(to: folder.appendingPathComponent("stubsRules.json"))
+    for _ in 0..<profileLoadRegex.times { precondition(BundleLoader().load(folder: folder).bundle.rules.count == profileLoadRegex.rules) }
+    exit(0)
+}
+
 if liveJournal {
     try runLiveJournalBenchmarks(quick: quick, work: work)
     exit(0)
@@ -149,6 +164,12 @@ if liveJournal {
 if adversarial {
     runAdversarialReaderBenchmarks()
     exit(try runAdversarialBenchmarks(quick: quick, work: work) ? 0 : 1)
+}
+
+if regexLoadOnly {
+    let (name, met, detail) = try runRegexLoadBenchmark(quick: quick, work: work)
+    print("  [\(met ? "met" : "NOT met")] \(name): \(detail)")
+    exit(0)
 }
 
 if shapesOnly {

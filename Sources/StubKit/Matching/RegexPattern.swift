@@ -25,7 +25,7 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// Compiled only for patterns outside the subset (`program` is `nil`), which it answers under a budget.
     private let expression: NSRegularExpression?
     /// `nil` when the pattern lies outside the subset; then `expression` answers under a budget.
-    private let program: RegexProgram?
+    private let program: LazyRegexProgram?
     private let node: RegexNode?
     /// The required literals worth looking for in a URL before running the expression: those of at
     /// least two bytes that are not part of every URL's start (`//`, `://`, `https`). Computed once,
@@ -48,10 +48,12 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
         var reason: String?
         do {
             let node = try RegexParser.parse(pattern)
-            do {
-                self.program = try RegexProgram(node)
+            // Whether it fits is decided now, so the diagnostics are those of loading; the program
+            // itself is compiled on first use (most rules of a big bundle never run their pattern).
+            if RegexProgram.fits(node) {
+                self.program = LazyRegexProgram(node)
                 self.node = node
-            } catch {
+            } else {
                 self.program = nil
                 self.node = nil
                 reason = "a repetition count too large to expand"
@@ -95,7 +97,7 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     ///
     /// On the linear-time engine the answer is always `.match` or `.noMatch`. Safe from any thread.
     public func evaluate(_ text: String, budget: Duration = RegexPattern.defaultBudget) -> Outcome {
-        if let program { return program.matches(text) ? .match : .noMatch }
+        if let program { return program.compiled.matches(text) ? .match : .noMatch }
         return evaluateWithBudget(text, budget: budget)
     }
 
@@ -122,4 +124,34 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
 
     public static func == (lhs: RegexPattern, rhs: RegexPattern) -> Bool { lhs.pattern == rhs.pattern }
     public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+
+    /// Whether the linear-time program has been compiled yet (for tests).
+    var isCompiled: Bool { program?.isCompiled ?? false }
+}
+
+/// A ``RegexProgram`` compiled the first time it is needed, once, whichever thread asks first.
+///
+/// Loading 10,000 legacy rules spent a fifth of its time compiling programs that a test run mostly
+/// never uses. Shared by every copy of its ``RegexPattern``; the lock is held only to compile or to
+/// read the compiled value, so concurrent matches wait at most for the one compile.
+final class LazyRegexProgram: Sendable {
+    private let node: RegexNode
+    private let program = Locked<RegexProgram?>(nil)
+
+    /// `node` must fit (``RegexProgram/fits(_:)``): that was decided at load time, with its diagnostics.
+    init(_ node: RegexNode) {
+        self.node = node
+    }
+
+    var compiled: RegexProgram {
+        program.withLock { program in
+            if let program { return program }
+            // Cannot throw: the caller checked `fits`, which gives the builder's own answer.
+            guard let compiled = try? RegexProgram(node) else { preconditionFailure("RegexProgram.fits and the builder disagree") }
+            program = compiled
+            return compiled
+        }
+    }
+
+    var isCompiled: Bool { program.withLock { $0 != nil } }
 }

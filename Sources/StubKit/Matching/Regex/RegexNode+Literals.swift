@@ -9,8 +9,10 @@ extension RegexNode {
         var collector = LiteralCollector()
         collector.visit(self)
         collector.flush()
-        var seen = Set<String>()
-        return collector.literals.filter { seen.insert($0).inserted }
+        // A handful of literals per pattern: a linear search is cheaper than hashing them.
+        var unique: [String] = []
+        for literal in collector.literals where !unique.contains(literal) { unique.append(literal) }
+        return unique
     }
 }
 
@@ -20,17 +22,38 @@ private struct LiteralCollector {
     /// The run's UTF-8 bytes, turned into a string once per run: appending to a string one scalar at
     /// a time cost more than parsing the pattern.
     private var run: [UInt8] = []
+    /// A run that is so far one `.literal` node: taken as it is, without a copy through `run`.
+    private var single: String?
 
     mutating func flush() {
-        guard !run.isEmpty else { return }
-        literals.append(String(decoding: run, as: UTF8.self))
-        run.removeAll(keepingCapacity: true)
+        if let single {
+            literals.append(single)
+            self.single = nil
+        } else if !run.isEmpty {
+            literals.append(String(decoding: run, as: UTF8.self))
+            run.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Moves a pending single literal into `run`, before something joins it.
+    private mutating func spill() {
+        guard let text = single else { return }
+        run.append(contentsOf: text.utf8)
+        single = nil
     }
 
     mutating func visit(_ node: RegexNode) {
         switch node {
         case .scalar(let scalar):
+            spill()
             if scalar.isASCII { run.append(UInt8(scalar.value)) } else { UTF8.encode(scalar) { run.append($0) } }
+        case .literal(let text):
+            if run.isEmpty && single == nil {
+                single = text
+            } else {
+                spill()
+                run.append(contentsOf: text.utf8)
+            }
         case .textStart, .textEnd, .empty:
             // Zero-width: the scalars on either side are still adjacent in every match.
             break

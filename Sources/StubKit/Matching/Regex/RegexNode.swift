@@ -6,17 +6,24 @@
 /// there a match"), and the anchors `^ $`. Everything else (back-references, look-around, possessive
 /// and atomic groups, flags, `\b`, Unicode properties) is refused by ``RegexParser`` and left to
 /// `NSRegularExpression` under a budget.
-indirect enum RegexNode: Sendable, Hashable {
+///
+/// Only `repetition` is `indirect`: an `indirect enum` boxes every case, and a box allocated and
+/// released per scalar was most of the cost of parsing a pattern.
+enum RegexNode: Sendable, Hashable {
     /// Matches the empty string.
     case empty
     /// One Unicode scalar, compared exactly (the options StubKit uses are case-sensitive).
     case scalar(Unicode.Scalar)
+    /// A run of two or more scalars, each compared exactly: what most of a URL pattern is. One node
+    /// (a small string is stored inline) instead of one boxed node per scalar, which was most of the
+    /// cost of parsing a pattern and of releasing it again.
+    case literal(String)
     /// One scalar from a set: `.`, `[a-z]`, `\d`, …
     case set(RegexScalarSet)
     case concatenation([RegexNode])
     case alternation([RegexNode])
     /// `min` to `max` (`nil`: unbounded) repetitions.
-    case repetition(RegexNode, min: Int, max: Int?)
+    indirect case repetition(RegexNode, min: Int, max: Int?)
     /// `^`: only at the start of the text (no multiline option).
     case textStart
     /// `$`: at the end of the text, or before one line terminator (or CR LF) that ends it.
@@ -28,7 +35,7 @@ extension RegexNode {
     var isNullable: Bool {
         switch self {
         case .empty, .textStart, .textEnd: return true
-        case .scalar, .set: return false
+        case .scalar, .literal, .set: return false
         case .concatenation(let items): return items.allSatisfy(\.isNullable)
         case .alternation(let branches): return branches.contains(where: \.isNullable)
         case .repetition(let body, let min, _): return min == 0 || body.isNullable

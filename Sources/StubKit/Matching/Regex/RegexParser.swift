@@ -12,13 +12,18 @@ struct RegexParser {
 
     private let scalars: [Unicode.Scalar]
     private var index = 0
+    /// The UTF-8 bytes of the literal run being gathered by `concatenation()`, and its first scalar.
+    /// One buffer for the whole parse: a run is flushed before a group is parsed, so nested
+    /// concatenations never find it in use.
+    private var run: [UInt8] = []
+    private var runFirst: Unicode.Scalar?
     /// Names of `(?<name>…)` groups seen so far: ICU refuses a name used twice.
     private var groupNames: Set<String> = []
 
     static func parse(_ pattern: String) throws(Unsupported) -> RegexNode {
         // Foundation on Linux refuses an empty pattern; Apple's accepts it: leave it to NSRegularExpression.
         if pattern.isEmpty { throw Unsupported(construct: "an empty pattern") }
-        var parser = RegexParser(scalars: Array(pattern.unicodeScalars))
+        var parser = RegexParser(scalars: scalars(of: pattern))
         let node = try parser.alternation()
         guard parser.index == parser.scalars.count else { throw Unsupported(construct: "')' without '('") }
         return node
@@ -26,6 +31,16 @@ struct RegexParser {
 
     private init(scalars: [Unicode.Scalar]) {
         self.scalars = scalars
+        run.reserveCapacity(scalars.count)
+    }
+
+    /// The pattern's scalars; from its bytes when it is ASCII (most are), which is several times faster.
+    private static func scalars(of pattern: String) -> [Unicode.Scalar] {
+        let ascii = pattern.utf8.withContiguousStorageIfAvailable { bytes -> [Unicode.Scalar]? in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return bytes.map { Unicode.Scalar($0) }
+        }
+        return (ascii ?? nil) ?? Array(pattern.unicodeScalars)
     }
 
     private var peek: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
@@ -47,15 +62,52 @@ struct RegexParser {
 
     private mutating func concatenation() throws(Unsupported) -> RegexNode {
         var items: [RegexNode] = []
+        // Scalars with no quantifier of their own are gathered in `run`, into one `.literal` node.
         while let next = peek, next != "|", next != ")" {
+            // Most of a URL pattern: a scalar that means itself, with no quantifier after it, joins
+            // the run at once (what `atom()` would answer, without building a node for it).
+            if !Self.isSyntax(next) {
+                index += 1
+                if !isQuantifierNext {
+                    appendToRun(next)
+                    continue
+                }
+                index -= 1
+            }
+            if next == "(" { flushRun(into: &items) }
             let atom = try self.atom()
+            if case .scalar(let scalar) = atom, !isQuantifierNext {
+                appendToRun(scalar)
+                continue
+            }
+            flushRun(into: &items)
             items.append(try quantified(atom))
         }
+        flushRun(into: &items)
         switch items.count {
         case 0: return .empty
         case 1: return items[0]
         default: return .concatenation(items)
         }
+    }
+
+    private mutating func appendToRun(_ scalar: Unicode.Scalar) {
+        if runFirst == nil { runFirst = scalar }
+        if scalar.isASCII { run.append(UInt8(scalar.value)) } else { run.append(contentsOf: scalar.utf8) }
+    }
+
+    /// Ends the literal run: one `.scalar`, or a `.literal` of two or more.
+    private mutating func flushRun(into items: inout [RegexNode]) {
+        guard let first = runFirst else { return }
+        items.append(run.count == first.utf8.count ? .scalar(first) : .literal(String(decoding: run, as: UTF8.self)))
+        run.removeAll(keepingCapacity: true)
+        runFirst = nil
+    }
+
+    /// Whether a quantifier (or something `quantified` reads as an attempt at one) comes next.
+    private var isQuantifierNext: Bool {
+        guard let next = peek else { return false }
+        return next == "*" || next == "+" || next == "?" || next == "{"
     }
 
     private mutating func quantified(_ atom: RegexNode) throws(Unsupported) -> RegexNode {
@@ -109,6 +161,14 @@ struct RegexParser {
         // ICU refuses counts past its own limits; beyond this one it answers (or refuses) instead.
         if let value, value > 100_000 { throw Unsupported(construct: "a repetition count over 100,000") }
         return value
+    }
+
+    /// Whether `atom()` reads `scalar` as anything but itself (`|` and `)` end a concatenation first).
+    private static func isSyntax(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "(", "[", ".", "^", "$", "\\", "*", "+", "?", "{", "}": return true
+        default: return false
+        }
     }
 
     private mutating func atom() throws(Unsupported) -> RegexNode {
@@ -174,11 +234,17 @@ struct RegexParser {
         default:
             // ICU quotes any character that is not an ASCII letter or digit; letters and digits are
             // escapes with meanings outside the subset (\b, \1, \p, \Q, \x, \u, …).
-            if scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil) {
+            // (For ASCII, that is exactly `properties.isAlphabetic || properties.numericType != nil`.)
+            if scalar.isASCII && Self.isASCIILetterOrDigit(scalar) {
                 throw Unsupported(construct: "'\\\(scalar)'")
             }
             return .scalar(scalar)
         }
+    }
+
+    private static func isASCIILetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
     }
 
     /// After `[`: single scalars, ranges, shorthand classes, a leading `^`, `-` first or last.

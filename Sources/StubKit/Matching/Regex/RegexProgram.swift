@@ -38,6 +38,43 @@ struct RegexProgram: Sendable {
         anchoredAtStart = Self.startsWithAnchor(node)
     }
 
+    /// Whether ``init(_:)`` compiles `node` (rather than throwing ``TooLarge``), known without
+    /// compiling it: loading needs the answer for every pattern, matching needs the program of few.
+    static func fits(_ node: RegexNode) -> Bool {
+        length(of: searchCore(node)) <= maximumLength
+    }
+
+    /// How many instructions ``Builder/emit(_:)`` appends for `node`, saturating just past
+    /// ``maximumLength`` (`(a{100000}){100000}` must not overflow). The builder throws exactly when
+    /// its count passes the maximum, and its count only grows, so comparing this with the maximum
+    /// gives the builder's answer.
+    static func length(of node: RegexNode) -> Int {
+        let cap = maximumLength + 1
+        func add(_ a: Int, _ b: Int) -> Int { min(a + b, cap) }
+        func times(_ a: Int, _ b: Int) -> Int {
+            let (product, overflow) = a.multipliedReportingOverflow(by: b)
+            return overflow ? cap : min(product, cap)
+        }
+        switch node {
+        case .empty: return 0
+        case .scalar, .set, .textStart, .textEnd: return 1
+        case .literal(let text):
+            // Scalars are the UTF-8 bytes that do not continue one (`unicodeScalars.count` is slower).
+            let count = text.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
+            return min(count ?? text.unicodeScalars.count, cap)
+        case .concatenation(let items):
+            return items.reduce(0) { add($0, length(of: $1)) }
+        case .alternation(let branches):
+            // A split and a jump for every branch but the last.
+            return branches.reduce(times(2, branches.count - 1)) { add($0, length(of: $1)) }
+        case .repetition(let body, let min, let max):
+            let body = length(of: body)
+            // `min` copies, then per optional copy a split and the body, or one split, body and jump.
+            let optional = max.map { times($0 - min, add(body, 1)) } ?? add(body, 2)
+            return add(times(min, body), optional)
+        }
+    }
+
     /// The part of a top-level concatenation that decides "is there a match anywhere": a leading or
     /// trailing repetition that may occur zero times (`.*` in `.*/recommendations$`) matches the empty
     /// string wherever the rest matches, so dropping it keeps every answer and spares the VM a thread
@@ -71,6 +108,8 @@ struct RegexProgram: Sendable {
             switch node {
             case .empty: break
             case .scalar(let s): append(.scalar(s))
+            case .literal(let text):
+                for s in text.unicodeScalars { append(.scalar(s)) }
             case .set(let set):
                 sets.append(set)
                 append(.set(sets.count - 1))
