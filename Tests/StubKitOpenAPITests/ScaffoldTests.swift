@@ -4,25 +4,31 @@ import StubKitTestSupport
 
 /// `stubkit scaffold --openapi` run as a child process; what it writes must lint clean against the spec.
 struct ScaffoldTests {
-    /// Public OpenAPI documents in `../shared/realworld/openapi` (its SOURCES.md names their repositories,
-    /// commits and licences: OAI/OpenAPI-Specification and swagger-api/swagger-petstore, both Apache-2.0),
-    /// with how many operations each has; `nil` when that folder does not hold the file.
-    static func realworldSpec(_ path: String) -> URL? {
-        guard let url = PackagePaths.realworld?.appendingPathComponent("openapi/\(path)"),
-              FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return url
+    /// Public OpenAPI documents that `.ci/test-deps` fetches into `.build/openapi-documents` (never
+    /// committed; origins and licences in Tests/Fixtures/openapi/SOURCES.md), or `STUBKIT_OPENAPI_DOCUMENTS`.
+    static var documents: URL {
+        if let folder = ProcessInfo.processInfo.environment["STUBKIT_OPENAPI_DOCUMENTS"] { return URL(fileURLWithPath: folder) }
+        return PackagePaths.root.appendingPathComponent(".build/openapi-documents")
     }
 
-    static let realworldSpecs: [(path: String, operations: Int)] = [
-        ("OAI+OpenAPI-Specification/examples/v3.0/petstore.yaml", 3),
-        ("OAI+OpenAPI-Specification/examples/v3.1/webhook-example.yaml", 1),
-        ("swagger-api+swagger-petstore/src/main/resources/openapi.yaml", 19),
-        ("swagger-api+swagger-petstore/src/main/webapp/design-first/petstore.yaml", 6),
+    static func realworldSpec(_ name: String) -> URL? {
+        let url = documents.appendingPathComponent(name)
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// Each document, its operations, and those documented only by `default` (scaffold writes no rule
+    /// for them, and `--coverage` names them).
+    static let realworldSpecs: [(name: String, operations: Int, defaultOnly: [String])] = [
+        ("oai-petstore-3.0.yaml", 3, []),
+        ("oai-petstore-3.1.yaml", 3, []),
+        ("oai-petstore-3.2.yaml", 3, []),
+        ("swagger-petstore-3.0.json", 24, ["POST /user", "POST /user/createWithArray", "POST /user/createWithList", "GET /user/logout"]),
     ]
 
-    /// Not required when CI=true, unlike the rest of shared/realworld: these documents are staged for
-    /// shared/ (which only the steering side writes) and the test must not fail CI before they land.
-    static var petstoreAvailable: Bool { realworldSpecs.allSatisfy { realworldSpec($0.path) != nil } }
+    /// Required in CI (`CI=true`), where `.ci/test-deps` has fetched them.
+    static var petstoreAvailable: Bool {
+        ProcessInfo.processInfo.environment["CI"] == "true" || realworldSpecs.allSatisfy { realworldSpec($0.name) != nil }
+    }
 
     func scaffoldThenLint(_ spec: String) throws -> (scaffold: ChildProcess.Output, lint: ChildProcess.Output, rules: String, files: [String: String]) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)")
@@ -55,17 +61,27 @@ struct ScaffoldTests {
         #expect(files["POST_v1_orders.json"]?.contains(#""placedAt": "2024-01-01T00:00:00Z""#) == true)
     }
 
-    @Test("the public Swagger Petstore (OpenAPI 3.0 and 3.1, two projects' versions) scaffolds into bundles that lint clean against it",
-          .enabled(if: petstoreAvailable, "../shared/realworld/openapi does not hold the Petstore documents (staged with the issue 16 note)"),
-          arguments: realworldSpecs.map(\.path))
-    func petstoreScaffold(_ path: String) throws {
-        let spec = try #require(Self.realworldSpec(path))
-        let total = try #require(Self.realworldSpecs.first { $0.path == path }?.operations)
+    @Test("public Petstore documents (OAI's for OpenAPI 3.0, 3.1 and 3.2; Swagger's) scaffold into bundles that lint clean against them",
+          .enabled(if: petstoreAvailable, "no public OpenAPI documents in .build/openapi-documents: run .ci/test-deps (it fetches them)"),
+          arguments: realworldSpecs.map(\.name))
+    func petstoreScaffold(_ name: String) throws {
+        let spec = try #require(Self.realworldSpec(name), "run .ci/test-deps: it fetches \(name)")
+        let expected = try #require(Self.realworldSpecs.first { $0.name == name })
         let (scaffold, lint, _, _) = try scaffoldThenLint(spec.path)
-        #expect(scaffold.status == 0, "\(scaffold.stdout)\(scaffold.stderr)")
+        // Exit 1 and a note for each operation it could write no rule for.
+        #expect(scaffold.status == (expected.defaultOnly.isEmpty ? 0 : 1), "\(scaffold.stdout)\(scaffold.stderr)")
+        for operation in expected.defaultOnly {
+            #expect(scaffold.stdout.contains("note: \(operation): no numbered response (only 'default'); not written"), "\(scaffold.stdout)")
+        }
         #expect(lint.status == 0, "\(lint.stdout)")
-        #expect(lint.stdout.hasPrefix("0 errors, 0 warnings, 0 notes in 1 bundle"), "\(lint.stdout)")
-        #expect(lint.stdout.hasSuffix("\(total) of \(total) operation\(total == 1 ? "" : "s") stubbed\n"), "\(lint.stdout)")
+        let stubbed = expected.operations - expected.defaultOnly.count
+        // Clean: nothing but the coverage notes of the operations that only a `default` response documents.
+        #expect(lint.stdout.hasPrefix("0 errors, 0 warnings, \(expected.defaultOnly.count) note") || lint.stdout.contains("\n0 errors, 0 warnings, \(expected.defaultOnly.count) note"), "\(lint.stdout)")
+        #expect(lint.stdout.hasSuffix("\(stubbed) of \(expected.operations) operation\(expected.operations == 1 ? "" : "s") stubbed\n"), "\(lint.stdout)")
+        for operation in expected.defaultOnly {
+            #expect(lint.stdout.contains("\(operation) (") && lint.stdout.contains("is not stubbed by any rule"), "\(operation): \(lint.stdout)")
+        }
+        #expect(lint.stdout.components(separatedBy: "[SK207]").count - 1 == expected.defaultOnly.count, "\(lint.stdout)")
     }
 
     @Test("scaffold refuses a non-empty folder and an unreadable spec with exit 2")
