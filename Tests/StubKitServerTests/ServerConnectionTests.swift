@@ -58,3 +58,18 @@ struct ServerConnectionTests {
         }
     }
 }
+
+extension ServerConnectionTests {
+    @Test("a request in absolute form naming the server itself is served as its path (the admin API too)")
+    func absoluteFormToTheServer() async throws {
+        let server = try await fixture()
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET \(server.base)/api.shop.example/fast HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n"
+            + "GET \(server.base)/__stubkit/status HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n")
+        let text = String(decoding: try connection.readToEnd(), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 200 OK"), "\(text)")
+        #expect(text.contains(#"{"fast":true}"#), "\(text)")
+        #expect(text.contains(#""active":["api"]"#), "\(text)")
+        await server.stop()
+    }
+}
