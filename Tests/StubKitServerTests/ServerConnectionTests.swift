@@ -13,7 +13,8 @@ struct ServerConnectionTests {
       { "name": "late", "path": "/late", "delay": 0.6, "json": { "late": true } },
       { "name": "fast", "path": "/fast", "json": { "fast": true } },
       { "name": "no content", "path": "/none", "status": 204, "contentType": "text/plain", "body": "stray-bytes" },
-      { "name": "not modified", "path": "/same", "status": 304, "contentType": "text/plain", "body": "stale-bytes" }
+      { "name": "not modified", "path": "/same", "status": 304, "contentType": "text/plain", "body": "stale-bytes" },
+      { "name": "shouting", "path": "/shouting", "contentType": "text/plain", "body": "HTTPS://API.SHOP.EXAMPLE/a Http://api.shop.example/b" }
     ] }
     """
 
@@ -70,6 +71,30 @@ extension ServerConnectionTests {
         #expect(text.hasPrefix("HTTP/1.1 200 OK"), "\(text)")
         #expect(text.contains(#"{"fast":true}"#), "\(text)")
         #expect(text.contains(#""active":["api"]"#), "\(text)")
+        await server.stop()
+    }
+}
+
+extension ServerConnectionTests {
+    @Test("an HTTP/1.0 client asking for keep-alive is told the connection stays open, and it does")
+    func http10KeepAlive() async throws {
+        let server = try await fixture()
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /api.shop.example/fast HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let head = try connection.readHead()
+        #expect(head.lowercased().contains("connection: keep-alive"), "\(head)")
+        try connection.read { String(decoding: $0, as: UTF8.self).hasSuffix(#"{"fast":true}"#) }
+        try connection.send("GET /api.shop.example/fast HTTP/1.0\r\n\r\n")
+        let text = String(decoding: try connection.readToEnd(), as: UTF8.self)
+        #expect(text.components(separatedBy: #"{"fast":true}"#).count == 3, "\(text)")
+        await server.stop()
+    }
+
+    @Test("URLs of stubbed hosts are rewritten whatever the case of their scheme")
+    func schemeCase() async throws {
+        let server = try await fixture()
+        let text = await server.get("/api.shop.example/shouting").text
+        #expect(text == "\(server.base)/API.SHOP.EXAMPLE/a \(server.base)/api.shop.example/b")
         await server.stop()
     }
 }

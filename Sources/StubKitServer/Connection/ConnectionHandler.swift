@@ -167,7 +167,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func sendHead(status: Int, headers: [(String, String)]) {
         guard let context else { return }
         var fields = HTTPHeaders(headers)
-        if !keepAlive || shuttingDown { fields.replaceOrAdd(name: "Connection", value: "close") }
+        if !keepAlive || shuttingDown {
+            fields.replaceOrAdd(name: "Connection", value: "close")
+        } else if version.major == 1 && version.minor == 0 {
+            // An HTTP/1.0 client keeps the connection only when the answer says so.
+            fields.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }

@@ -29,7 +29,7 @@ struct URLRewriter: Sendable {
         let escapedBase = Array(base.replacingOccurrences(of: "/", with: "\\/").utf8)
         let plainBase = Array(base.utf8)
         while index + 7 <= bytes.count {
-            guard bytes[index] == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
+            guard bytes[index] | 0x20 == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
                 index += 1
                 continue
             }
@@ -60,11 +60,12 @@ struct URLRewriter: Sendable {
     private func urlStart(in bytes: [UInt8], at index: Int) -> Start? {
         if index > 0, Self.isNameByte(bytes[index - 1]) { return nil }
         var cursor = index
+        // Schemes are case-insensitive (`HTTPS://`); `| 0x20` lower-cases an ASCII letter.
         for byte in "http".utf8 {
-            guard cursor < bytes.count, bytes[cursor] == byte else { return nil }
+            guard cursor < bytes.count, bytes[cursor] | 0x20 == byte else { return nil }
             cursor += 1
         }
-        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "s") { cursor += 1 }
+        if cursor < bytes.count, bytes[cursor] | 0x20 == UInt8(ascii: "s") { cursor += 1 }
         guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
         cursor += 1
         var escaped = false
