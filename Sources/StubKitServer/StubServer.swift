@@ -139,7 +139,7 @@ public final class StubServer: Sendable {
             // quiescing. (Left to the group's shutdown, answers still streaming scheduled their next chunk
             // on a loop already shut down: NIO's "Cannot schedule tasks on an EventLoop that has already
             // shut down". Succeeding the promise here too raced the same way.)
-            let deadline = group.next().scheduleTask(in: .nanoseconds(Int64(configuration.shutdownGrace * 1e9))) { [connections] in
+            let deadline = group.next().scheduleTask(in: RequestDispatcher.duration(configuration.shutdownGrace)) { [connections] in
                 connections.closeAll()
             }
             _ = try? await promise.futureResult.get()

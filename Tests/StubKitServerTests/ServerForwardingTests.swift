@@ -69,6 +69,30 @@ struct ServerForwardingTests {
         await server.stop()
     }
 
+    @Test("a recorded redirect keeps the upstream's Location, not this server's address (gone by the replay)")
+    func recordedLocation() async throws {
+        let upstream = try Self.upstream()
+        defer { upstream.stop() }
+        let authority = "127.0.0.1:\(upstream.port)"
+        let folder = try TemporaryFolder()
+        let recorder = try Recorder(configuration: RecordConfiguration(template: "captured", folder: folder.url))
+        // The stubs make 127.0.0.1 a stubbed host, so the client's copy of the Location is rewritten.
+        let server = try await ServerFixture(bundles: ["stubs": ["stubsRules.json": Self.stubs]], active: ["stubs"],
+                                             recorder: recorder, folder: folder) {
+            $0.onMiss = .forward
+            $0.upstreamScheme = "http"
+            $0.extraHosts = [authority]
+        }
+        _ = await server.get("/\(authority)/v2/moved")
+        let entry = try #require(server.engine.journal.entries.first { $0.status == 302 })
+        #expect(entry.responseHeaders["Location"] == "\(server.base)/127.0.0.1/v2/items", "the client is pointed back here")
+        #expect(entry.recordedAs != nil, "\(entry.summary)")
+        let rules = try String(contentsOf: folder.url.appendingPathComponent("captured/stubsRules.json"), encoding: .utf8)
+        #expect(rules.contains("http://127.0.0.1/v2/items") || rules.contains(#"http:\/\/127.0.0.1\/v2\/items"#), "\(rules)")
+        #expect(!rules.contains(":\(server.port)"), "\(rules)")
+        await server.stop()
+    }
+
     @Test("recorded while forwarding, then replayed with the upstream gone: the same answer")
     func recordThenReplay() async throws {
         let upstream = try Self.upstream()

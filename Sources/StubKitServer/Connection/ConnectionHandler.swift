@@ -153,16 +153,26 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A whole answer; `headOnly` leaves the body out (HEAD) but keeps its `Content-Length`.
     func send(status: Int, headers: [(String, String)], body: ByteBuffer?, headOnly: Bool = false) {
         sendHead(status: status, headers: headers)
-        if let body, !headOnly, body.readableBytes > 0 {
+        if let body, !headOnly, !Self.isBodyless(status), body.readableBytes > 0 {
             context?.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
         finish()
     }
 
+    /// A status whose answer ends with its head (RFC 9110): a body written after it would be read as the next answer.
+    static func isBodyless(_ status: Int) -> Bool {
+        (100..<200).contains(status) || status == 204 || status == 304
+    }
+
     func sendHead(status: Int, headers: [(String, String)]) {
         guard let context else { return }
         var fields = HTTPHeaders(headers)
-        if !keepAlive || shuttingDown { fields.replaceOrAdd(name: "Connection", value: "close") }
+        if !keepAlive || shuttingDown {
+            fields.replaceOrAdd(name: "Connection", value: "close")
+        } else if version.major == 1 && version.minor == 0 {
+            // An HTTP/1.0 client keeps the connection only when the answer says so.
+            fields.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
@@ -176,12 +186,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func finish() {
         guard let context else { return }
         let closes = !keepAlive || shuttingDown
+        // Before the write: writing `.end` hands a pipelined request waiting behind this one to
+        // `channelRead` at once, and its answer (delayed, say) must not find this one's state reset after it.
+        responding = false
+        if !closes { armHeadTimer() }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [weak self] _ in
             guard let self else { return }
             if closes { self.close() }
         }
-        responding = false
-        if !closes { armHeadTimer() }
     }
 
     /// Ends the connection without an answer (a simulated network error).
@@ -200,7 +212,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).hop(to: context.eventLoop)
                 .assumeIsolated().whenComplete { [weak self] _ in self?.close() }
         case .hold(let limit):
-            holdTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(limit * 1e9))) { [weak self] in
+            holdTimer = context.eventLoop.assumeIsolated().scheduleTask(in: RequestDispatcher.duration(limit)) { [weak self] in
                 self?.close()
             }
             if shuttingDown { close() }
@@ -236,7 +248,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context, !responding else { return }
         headTimer?.cancel()
         let timeout = dispatcher.configuration.requestHeadTimeout
-        headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
+        headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: RequestDispatcher.duration(timeout)) { [weak self] in
             guard let self, !self.responding else { return }
             // A request half sent (or none at all) this long: the connection is freed for others.
             if self.head != nil {

@@ -118,6 +118,18 @@ struct HostRouter: Sendable {
         return header.lowercased() == serverAuthority.lowercased() || header.hasSuffix(":" + port)
     }
 
+    /// A request in absolute form naming this server itself (`GET http://127.0.0.1:PORT/api.example.com/v1 HTTP/1.1`,
+    /// from a client that uses the server as its proxy too) in origin form (`/api.example.com/v1`); any other
+    /// target as it is. Servers must accept the absolute form (RFC 9112, 3.2.2).
+    static func originForm(of target: String, serverAuthority: String) -> String {
+        guard !target.hasPrefix("/"), let url = URL(string: target), url.scheme?.lowercased() == "http",
+              let host = url.host, let port = url.port, namesServer("\(host):\(port)", serverAuthority),
+              let authorityStart = target.range(of: "://")?.upperBound else { return target }
+        let rest = target[authorityStart...]
+        guard let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return "/" }
+        return rest[end] == "/" ? String(rest[end...]) : "/" + rest[end...]
+    }
+
     /// `api.example.com:8080` → `api.example.com`.
     static func hostOnly(_ header: String) -> String {
         let lowered = header.lowercased()

@@ -34,7 +34,7 @@ struct URLRewriter: Sendable {
         // Built at the first URL found: most bodies hold none.
         var bases: (plain: [UInt8], escaped: [UInt8])?
         while index + 7 <= bytes.count {
-            guard bytes[index] == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
+            guard bytes[index] | 0x20 == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
                 index += 1
                 continue
             }
@@ -66,11 +66,12 @@ struct URLRewriter: Sendable {
     private func urlStart(in bytes: [UInt8], at index: Int) -> Start? {
         if index > 0, Self.isNameByte(bytes[index - 1]) { return nil }
         var cursor = index
+        // Schemes are case-insensitive (`HTTPS://`); `| 0x20` lower-cases an ASCII letter.
         for byte in "http".utf8 {
-            guard cursor < bytes.count, bytes[cursor] == byte else { return nil }
+            guard cursor < bytes.count, bytes[cursor] | 0x20 == byte else { return nil }
             cursor += 1
         }
-        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "s") { cursor += 1 }
+        if cursor < bytes.count, bytes[cursor] | 0x20 == UInt8(ascii: "s") { cursor += 1 }
         guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
         cursor += 1
         var escaped = false

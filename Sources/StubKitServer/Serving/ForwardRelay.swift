@@ -20,6 +20,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private var capture: ResponseCapture?
     private var status: Int?
     private var headers: [String: String] = [:]
+    private var recordedHeaders: [String: String] = [:]
     private var kept = Data()
     private var count = 0
     private var truncated = false
@@ -79,9 +80,13 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
             let lowered = name.lowercased()
             if lowered == "content-encoding" || (lowered == "content-length" && decoded) { continue }
             if Self.hopByHop.contains(lowered) && lowered != "content-length" { continue }
-            headers[name] = lowered == "location" ? exchange.rewriter.rewrite(location: value) : value
+            headers[name] = value
         }
         self.status = status
+        // The recording keeps the upstream's own Location; only the client's copy points back here
+        // (a recorded `http://127.0.0.1:PORT/…` would name a server that is gone by the replay).
+        recordedHeaders = headers
+        for name in headers.keys where name.lowercased() == "location" { headers[name] = exchange.rewriter.rewrite(location: headers[name]!) }
         self.headers = headers
         connection.value.sendHead(status: status, headers: dispatcher.ordered(headers, exchange))
     }
@@ -126,7 +131,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
         }
         var recordedAs: String? = nil, recordingFailure: String? = nil
         if let recorder, let status {
-            switch recorder.record(exchange.stubRequest, status: status, headers: headers, capture: capture) {
+            switch recorder.record(exchange.stubRequest, status: status, headers: recordedHeaders, capture: capture) {
             case .success(let file): recordedAs = file.isEmpty ? "(no body)" : file
             case .failure(let error): recordingFailure = "\(error.path): \(error.reason)"
             }

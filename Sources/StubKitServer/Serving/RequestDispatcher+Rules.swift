@@ -69,7 +69,7 @@ extension RequestDispatcher {
         journal(exchange, match: match, status: prepared.status, headers: headers, body: body.prefix(keepLimit), bodySize: body.count,
                 truncated: body.count > keepLimit)
         let fields = ordered(headers, exchange)
-        guard let throttle = match.response.throttle, !exchange.request.isHead, !body.isEmpty else {
+        guard let throttle = match.response.throttle, !exchange.request.isHead, !ConnectionHandler.isBodyless(prepared.status), !body.isEmpty else {
             connection.send(status: prepared.status, headers: fields, body: ByteBuffer(bytes: body), headOnly: exchange.request.isHead)
             return
         }
@@ -110,7 +110,7 @@ extension RequestDispatcher {
         journal(exchange, match: match, status: prepared.status, headers: headers, body: Data(), bodySize: prepared.reader.length,
                 truncated: true)
         connection.sendHead(status: prepared.status, headers: ordered(headers, exchange))
-        if exchange.request.isHead {
+        if exchange.request.isHead || ConnectionHandler.isBodyless(prepared.status) {
             connection.finish()
             return
         }
@@ -172,7 +172,9 @@ extension RequestDispatcher {
         headers["Content-Length"] = String(count)
     }
 
+    /// Saturating: a huge or infinite limit (`--header-timeout 1e10`) means "practically never", not a crash.
     static func duration(_ seconds: Double) -> TimeAmount {
-        .nanoseconds(Int64(max(0, seconds) * 1e9))
+        let nanoseconds = max(0, seconds) * 1e9
+        return .nanoseconds(nanoseconds < Double(Int64.max / 2) ? Int64(nanoseconds) : Int64.max / 2)
     }
 }

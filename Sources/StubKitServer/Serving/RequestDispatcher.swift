@@ -43,6 +43,8 @@ final class RequestDispatcher: Sendable {
     // MARK: Dispatching
 
     func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler) {
+        var request = request
+        request.head.uri = HostRouter.originForm(of: request.head.uri, serverAuthority: authority)
         let target = request.head.uri
         if configuration.cors, request.head.method == .OPTIONS, request.head.headers.contains(name: "access-control-request-method") {
             connection.send(status: 204, headers: preflightHeaders(for: request), body: nil)
