@@ -156,9 +156,10 @@ public final class StubServer: Sendable {
         try? await group.shutdownGracefully()
     }
 
-    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
-    public func runUntilSignalled() async {
-        await SignalWaiter.wait(for: [SIGINT, SIGTERM])
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully. Make `signals` before ``start()`` so
+    /// that no signal between the two ends the process the default way.
+    public func runUntilSignalled(_ signals: ShutdownSignals = ShutdownSignals()) async {
+        await signals.wait()
         await shutdown()
     }
 

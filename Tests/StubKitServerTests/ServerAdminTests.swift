@@ -26,6 +26,12 @@ struct ServerAdminTests {
         #expect(await server.get("/__stubkit/templates/extra", method: "DELETE").status == 200)
         #expect(await server.get("/api.two.example/menu").status == 502)
         #expect(await server.get("/api.one.example/menu").status == 200)
+        // Activated again (each test's set-up): moved on top, never stacked; one DELETE takes it off.
+        _ = await server.get("/__stubkit/templates/extra", method: "POST")
+        let again = await server.get("/__stubkit/templates/base", method: "POST")
+        #expect(again.json?["active"] as? [String] == ["extra", "base"])
+        #expect(await server.get("/__stubkit/templates/base", method: "DELETE").json?["active"] as? [String] == ["extra"])
+        #expect(await server.get("/api.one.example/menu").status == 502)
         let missing = await server.get("/__stubkit/templates/nothing", method: "POST")
         #expect(missing.status == 404)
         #expect((missing.json?["error"] as? String)?.contains("available: base, extra") == true)

@@ -150,6 +150,8 @@ struct Serve: AsyncParsableCommand {
                 throw ExitCode.badInput
             }
         }
+        // Caught from now on: a SIGTERM right after the `listening on` line still shuts down gracefully.
+        let signals = ShutdownSignals()
         let chosen: Int
         do {
             chosen = try await server.start()
@@ -168,7 +170,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Written straight to the file descriptor: a parent reading a pipe sees the line at once.
         FileHandle.standardOutput.write(Data("listening on \(server.baseURL!.absoluteString)\n".utf8))
-        await server.runUntilSignalled()
+        await server.runUntilSignalled(signals)
         if let har { write(engine.journal.harData(), to: har) }
         if let report { write(Data(JournalReport(engine: engine).html.utf8), to: report) }
         if let recorder { print(recorder.summary.description) }

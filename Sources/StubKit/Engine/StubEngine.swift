@@ -61,6 +61,13 @@ public final class StubEngine: Sendable {
     /// - Throws: ``StubKitError`` in strict mode when the bundle has errors; nothing is activated then.
     @discardableResult
     public func activate(folder: URL) throws(StubKitError) -> [Diagnostic] {
+        let (bundle, diagnostics) = try load(folder: folder)
+        activate(bundle)
+        return diagnostics
+    }
+
+    /// Loads a bundle as ``activate(folder:)`` does, without activating it.
+    package func load(folder: URL) throws(StubKitError) -> (StubBundle, [Diagnostic]) {
         let result = loader.load(folder: folder)
         if mode == .strict && result.diagnostics.hasErrors {
             throw .bundleHasErrors(template: result.bundle.template, diagnostics: result.diagnostics)
@@ -68,14 +75,40 @@ public final class StubEngine: Sendable {
         if result.bundle.rulesFile == nil && result.diagnostics.hasErrors {
             throw .bundleHasErrors(template: result.bundle.template, diagnostics: result.diagnostics)
         }
-        activate(result.bundle)
-        return result.diagnostics
+        return (result.bundle, result.diagnostics)
     }
 
     /// Puts an already loaded bundle on top of the active ones.
     public func activate(_ bundle: StubBundle) {
+        let bundle = Self.prepared(bundle)
+        state.withLock { shared in
+            shared.bundles.append(bundle)
+            shared.index = RuleIndex(bundles: shared.bundles)
+        }
+    }
+
+    /// Deactivates every bundle of `template` in one step: a request answered meanwhile sees the
+    /// active bundles before or after, never none. Scenarios and sequences restart, as after ``reset()``.
+    public func deactivate(template: String) {
+        replace(template: template, with: nil)
+    }
+
+    /// Takes every bundle of `template` off and puts `bundle` (its fresh load) on top, in one step, so
+    /// activating an active template again never stacks a second copy. Scenarios and sequences restart.
+    package func replace(template: String, with bundle: StubBundle?) {
+        let bundle = bundle.map(Self.prepared)
+        state.withLock { shared in
+            shared.bundles.removeAll { $0.template == template }
+            if let bundle { shared.bundles.append(bundle) }
+            shared.index = RuleIndex(bundles: shared.bundles)
+            shared.scenarioStates = [:]
+            shared.hits = [:]
+        }
+    }
+
+    /// Rules built or changed in code may not have their headers prepared; loaded ones have.
+    private static func prepared(_ bundle: StubBundle) -> StubBundle {
         var bundle = bundle
-        // Rules built or changed in code may not have their headers prepared; loaded ones have.
         for i in bundle.rules.indices {
             if bundle.rules[i].response.preparedHeaderFields == nil { bundle.rules[i].response.prepare() }
             if var sequence = bundle.rules[i].sequence {
@@ -85,10 +118,7 @@ public final class StubEngine: Sendable {
                 bundle.rules[i].sequence = sequence
             }
         }
-        state.withLock { shared in
-            shared.bundles.append(bundle)
-            shared.index = RuleIndex(bundles: shared.bundles)
-        }
+        return bundle
     }
 
     /// Deactivates every bundle and returns every scenario to its initial state and every sequence to

@@ -42,11 +42,19 @@ final class AdminAPI: Sendable {
         }
         activation.lock()
         defer { activation.unlock() }
+        let (bundle, diagnostics): (StubBundle, [Diagnostic])
         do {
-            return try engine.activate(folder: folder)
+            (bundle, diagnostics) = try engine.load(folder: folder)
         } catch {
             throw Failure(status: 422, message: "template '\(template)' has errors: \(error)")
         }
+        // Activated again (a test's set-up each time): loaded afresh and moved on top, never stacked twice.
+        if engine.activeTemplates.contains(bundle.template) {
+            engine.replace(template: bundle.template, with: bundle)
+        } else {
+            engine.activate(bundle)
+        }
+        return diagnostics
     }
 
     /// Deactivates a template, keeping the others in their order. Scenarios and sequences restart.
@@ -57,8 +65,7 @@ final class AdminAPI: Sendable {
         guard bundles.contains(where: { $0.template == template }) else {
             throw Failure(status: 404, message: "template '\(template)' is not active (active: \(bundles.map(\.template).joined(separator: ", ")))")
         }
-        engine.reset()
-        for bundle in bundles where bundle.template != template { engine.activate(bundle) }
+        engine.deactivate(template: template)
     }
 
     // MARK: Handling
@@ -131,6 +138,11 @@ final class AdminAPI: Sendable {
         let journal = engine.journal
         // Set on the loop when the shutdown answered the poll first; the wait's own answer is then dropped.
         let answered = NIOLockedValueBox(false)
+        // A client that left before the answer: nothing to schedule later either (the loop may be gone by then).
+        // The token lives as long as the wait (the Task holds it), so its identifier is not reused meanwhile.
+        let token = WaitToken()
+        let key = ObjectIdentifier(token)
+        connection.onClose[key] = { answered.withLockedValue { $0 = true } }
         connection.answerAtShutdown = { [weak connection] in
             answered.withLockedValue { $0 = true }
             connection?.send(reply: .failure(Failure(status: 503, message: "the server is shutting down; the wait ended early")), head: false, extra: extra)
@@ -148,13 +160,18 @@ final class AdminAPI: Sendable {
             } catch {
                 outcome = .failure(Failure(status: arriving ? 408 : 409, message: "\(error)"))
             }
+            withExtendedLifetime(token) {}
             // After a shutdown the loop may be gone: nothing is scheduled on it then.
             guard !answered.withLockedValue({ $0 }) else { return }
             loop.execute {
                 guard !answered.withLockedValue({ $0 }), bound.value.isActive else { return }
                 bound.value.answerAtShutdown = nil
+                bound.value.onClose[key] = nil
                 bound.value.send(reply: outcome, head: false, extra: extra)
             }
         }
     }
 }
+
+/// A unique key for one long poll's entry in its connection's close actions.
+private final class WaitToken: Sendable {}

@@ -79,14 +79,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimers()
-        let actions = onClose
-        onClose = []
+        let actions = onClose.values
+        onClose = [:]
         actions.forEach { $0() }
         context.fireChannelInactive()
     }
 
-    /// Run once when the connection closes (a forward in flight is cancelled then).
-    var onClose: [() -> Void] = []
+    /// Run once when the connection closes (a forward in flight is cancelled then); removed by the
+    /// key when no longer needed.
+    var onClose: [ObjectIdentifier: () -> Void] = [:]
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ServerShuttingDown {

@@ -116,6 +116,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
 
     private func completed(_ error: URLError?) {
         let connection = connection.value
+        connection.onClose[ObjectIdentifier(self)] = nil
         if let error {
             capture = nil
             recorder?.noteFailed(error)
@@ -155,6 +156,6 @@ extension RequestDispatcher {
         let relay = ForwardRelay(exchange: exchange, connection: connection, dispatcher: self)
         let cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
         // The client went away: so does the upstream request.
-        connection.onClose.append(cancel)
+        connection.onClose[ObjectIdentifier(relay)] = cancel
     }
 }
