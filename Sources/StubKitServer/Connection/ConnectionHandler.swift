@@ -42,7 +42,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var body = ByteBuffer()
     /// The request's body was refused: the rest of it is read and dropped.
     private var discarding = false
+    /// Fires at or before ``headDeadline``; moved lazily (checked when it fires) rather than
+    /// cancelled and scheduled again for every request.
     private var headTimer: Scheduled<Void>?
+    /// When the connection must have sent a whole request head (and body); `nil` while answering.
+    private var headDeadline: NIODeadline?
     private var holdTimer: Scheduled<Void>?
     private var responding = false
     private var keepAlive = true
@@ -108,8 +112,6 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            headTimer?.cancel()
-            headTimer = nil
             // The body has as long as the head had: a client trickling a body cannot hold the connection either.
             armHeadTimer()
             self.head = head
@@ -138,8 +140,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             self.head = nil
-            headTimer?.cancel()
-            headTimer = nil
+            headDeadline = nil
             responding = true
             dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self)
         }
@@ -153,7 +154,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// A whole answer; `headOnly` leaves the body out (HEAD) but keeps its `Content-Length`.
     func send(status: Int, headers: [(String, String)], body: ByteBuffer?, headOnly: Bool = false) {
-        sendHead(status: status, headers: headers)
+        send(status: status, fields: HTTPHeaders(headers), body: body, headOnly: headOnly)
+    }
+
+    /// A whole answer whose head fields are ready.
+    func send(status: Int, fields: HTTPHeaders, body: ByteBuffer?, headOnly: Bool = false) {
+        sendHead(status: status, fields: fields)
         if let body, !headOnly, !Self.isBodyless(status), body.readableBytes > 0 {
             context?.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
@@ -166,8 +172,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func sendHead(status: Int, headers: [(String, String)]) {
+        sendHead(status: status, fields: HTTPHeaders(headers))
+    }
+
+    func sendHead(status: Int, fields: HTTPHeaders) {
         guard let context else { return }
-        var fields = HTTPHeaders(headers)
+        var fields = fields
         if !keepAlive || shuttingDown {
             fields.replaceOrAdd(name: "Connection", value: "close")
         } else if version.major == 1 && version.minor == 0 {
@@ -246,11 +256,26 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func armHeadTimer() {
-        guard let context, !responding else { return }
-        headTimer?.cancel()
+        guard context != nil, !responding else { return }
         let timeout = dispatcher.configuration.requestHeadTimeout
-        headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: RequestDispatcher.duration(timeout)) { [weak self] in
-            guard let self, !self.responding else { return }
+        let deadline = NIODeadline.now() + RequestDispatcher.duration(timeout)
+        headDeadline = deadline
+        // Per request: a timer already set fires earlier and moves itself to the new deadline then.
+        if headTimer == nil { scheduleHeadTimer(at: deadline) }
+    }
+
+    private func scheduleHeadTimer(at deadline: NIODeadline) {
+        guard let context else { return }
+        headTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            self.headTimer = nil
+            guard let deadline = self.headDeadline, !self.responding else { return }
+            if deadline > .now() {
+                self.scheduleHeadTimer(at: deadline)
+                return
+            }
+            self.headDeadline = nil
+            let timeout = self.dispatcher.configuration.requestHeadTimeout
             // A request half sent (or none at all) this long: the connection is freed for others.
             if self.head != nil {
                 self.keepAlive = false
@@ -266,6 +291,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func cancelTimers() {
         headTimer?.cancel()
         headTimer = nil
+        headDeadline = nil
         holdTimer?.cancel()
         holdTimer = nil
     }

@@ -86,14 +86,16 @@ struct HostRouter: Sendable {
     }
 
     static func split(_ target: String) -> (path: String, query: String?) {
-        var path = Substring(target)
-        if let hash = path.firstIndex(of: "#") { path = path[..<hash] }
-        guard let mark = path.firstIndex(of: "?") else { return (String(path), nil) }
-        return (String(path[..<mark]), String(path[path.index(after: mark)...]))
+        // Per request: searched as bytes ('#' and '?' are ASCII, so their indices are character boundaries).
+        let bytes = target.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard let mark = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) else { return (String(target[..<end]), nil) }
+        return (String(target[..<mark]), String(target[bytes.index(after: mark)..<end]))
     }
 
     /// Why a path is refused: dot segments (in any encoding), NUL bytes, broken percent-encoding.
     static func problem(inPath path: String) -> String? {
+        if isPlain(path) { return nil }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
             // Per request: only a segment with a '%' needs decoding (Foundation's decoding and
             // `contains` on strings are costly; bytes are not).
@@ -111,9 +113,32 @@ struct HostRouter: Sendable {
         return nil
     }
 
+    /// No `%`, NUL byte or dot segment: nothing to decode or refuse. One pass over the bytes, per request.
+    static func isPlain(_ path: String) -> Bool {
+        var length = 0
+        var dots = 0
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), 0:
+                return false
+            case UInt8(ascii: "/"):
+                if length > 0, length == dots, dots <= 2 { return false }
+                length = 0
+                dots = 0
+            case UInt8(ascii: "."):
+                length += 1
+                dots += 1
+            default:
+                length += 1
+            }
+        }
+        return !(length > 0 && length == dots && dots <= 2)
+    }
+
     /// Whether a `Host` header is this server's address: its port (a client reaching the server by any
     /// name, `localhost:PORT` or `10.0.2.2:PORT`, names it by its port).
     static func namesServer(_ header: String, _ serverAuthority: String) -> Bool {
+        if header == serverAuthority { return true }
         guard let port = serverAuthority.split(separator: ":").last else { return false }
         return header.lowercased() == serverAuthority.lowercased() || header.hasSuffix(":" + port)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 import StubKit
 
 /// Answering from a rule: its delay, its simulated network error as what a client of a real server
@@ -33,6 +34,14 @@ extension RequestDispatcher {
             connection.drop(drop)
             return
         }
+        // Per request: a static answer made ready before is sent as it is (one `stat` for a file).
+        let cacheKey = AnswerCache.key(for: match, rewriteBase: exchange.rewriter.base)
+        if let cacheKey, let kept = exchange.answers.answer(for: cacheKey, response: match.response) {
+            deliver(kept, match, exchange, on: connection)
+            return
+        }
+        // Taken before the body is read: a file changing while it is read fails the next check.
+        let cacheSource = cacheKey.flatMap { _ in AnswerCache.source(of: match.response) }
         let prepared: PreparedResponse
         switch PreparedResponse.prepare(match, for: exchange.stubRequest, now: engine.now) {
         case .failure(let error):
@@ -47,7 +56,6 @@ extension RequestDispatcher {
             headers[name] = exchange.rewriter.rewrite(location: headers[name]!)
         }
         let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
-        let keepLimit = engine.journal.limits.maximumBodySize
 
         guard prepared.reader.length <= Self.wholeBodyLimit else {
             stream(prepared, headers: headers, match: match, exchange, on: connection)
@@ -66,16 +74,30 @@ extension RequestDispatcher {
             body = rewritten
         }
         Self.setLength(body.count, in: &headers)
-        journal(exchange, match: match, status: prepared.status, headers: headers, body: body.prefix(keepLimit), bodySize: body.count,
-                truncated: body.count > keepLimit)
-        let fields = ordered(headers, exchange)
-        guard let throttle = match.response.throttle, !exchange.request.isHead, !ConnectionHandler.isBodyless(prepared.status), !body.isEmpty else {
-            connection.send(status: prepared.status, headers: fields, body: ByteBuffer(bytes: body), headOnly: exchange.request.isHead)
+        let entry = AnswerCache.Entry(source: cacheSource ?? .empty, sourceHeaders: match.response.headerFields, rule: Self.ruleReference(match),
+                                      status: prepared.status,
+                                      headers: headers, fields: HTTPHeaders(ordered(headers)), body: body, buffer: ByteBuffer(bytes: body))
+        if let cacheKey, cacheSource != nil, body.count <= AnswerCache.maximumBodySize {
+            exchange.answers.keep(entry, for: cacheKey)
+        }
+        deliver(entry, match, exchange, on: connection)
+    }
+
+    /// Journals and sends an answer whose head and body are ready.
+    private func deliver(_ answer: AnswerCache.Entry, _ match: StubMatch, _ exchange: Exchange, on connection: ConnectionHandler) {
+        let keepLimit = engine.journal.limits.maximumBodySize
+        let body = answer.body
+        journal(exchange, match: match, rule: answer.rule, status: answer.status, headers: answer.headers, body: body.count > keepLimit ? body.prefix(keepLimit) : body,
+                bodySize: body.count, truncated: body.count > keepLimit)
+        var fields = answer.fields
+        if configuration.cors { fields.add(contentsOf: corsHeaders(for: exchange.request)) }
+        guard let throttle = match.response.throttle, !exchange.request.isHead, !ConnectionHandler.isBodyless(answer.status), !body.isEmpty else {
+            connection.send(status: answer.status, fields: fields, body: answer.buffer, headOnly: exchange.request.isHead)
             return
         }
         // A quarter-second's bytes at a time, as the in-process throttle does.
-        connection.sendHead(status: prepared.status, headers: fields)
-        sendThrottled(ByteBuffer(bytes: body), chunk: max(256, throttle / 4), every: Double(max(256, throttle / 4)) / Double(throttle), on: connection)
+        connection.sendHead(status: answer.status, fields: fields)
+        sendThrottled(answer.buffer, chunk: max(256, throttle / 4), every: Double(max(256, throttle / 4)) / Double(throttle), on: connection)
     }
 
     private func sendThrottled(_ body: ByteBuffer, chunk: Int, every interval: Double, on connection: ConnectionHandler) {
@@ -158,11 +180,16 @@ extension RequestDispatcher {
 
     /// The rule's headers in a stable order, with CORS headers when asked for.
     func ordered(_ headers: [String: String], _ exchange: Exchange) -> [(String, String)] {
-        // Framing is the server's: a rule's Transfer-Encoding or Connection would contradict it.
-        var fields = headers.filter { !Self.framing.contains($0.key.lowercased()) }
-            .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { ($0.key, $0.value) }
+        var fields = ordered(headers)
         if configuration.cors { fields += corsHeaders(for: exchange.request) }
         return fields
+    }
+
+    /// The rule's headers in a stable order, without the framing ones.
+    func ordered(_ headers: [String: String]) -> [(String, String)] {
+        // Framing is the server's: a rule's Transfer-Encoding or Connection would contradict it.
+        headers.filter { !Self.framing.contains($0.key.lowercased()) }
+            .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { ($0.key, $0.value) }
     }
 
     static let framing: Set<String> = ["connection", "transfer-encoding", "keep-alive", "upgrade", "trailer"]

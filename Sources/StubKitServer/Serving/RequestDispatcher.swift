@@ -16,6 +16,8 @@ final class RequestDispatcher: Sendable {
     /// What routing needs, rebuilt when the active templates change.
     struct Routing: Sendable {
         var router: HostRouter
+        /// Static answers of the active templates, replaced with the router.
+        var answers = AnswerCache()
         /// `127.0.0.1:PORT` once bound.
         var authority = ""
     }
@@ -35,7 +37,10 @@ final class RequestDispatcher: Sendable {
     /// Called after the active templates changed.
     func refreshRouting() {
         let router = HostRouter(bundles: engine.activeBundles, configuration: configuration)
-        routing.withLockedValue { $0.router = router }
+        routing.withLockedValue {
+            $0.router = router
+            $0.answers = AnswerCache()
+        }
     }
 
     var authority: String { routing.withLockedValue { $0.authority } }
@@ -54,7 +59,7 @@ final class RequestDispatcher: Sendable {
             admin.handle(request, on: connection, dispatcher: self)
             return
         }
-        let (router, authority) = routing.withLockedValue { ($0.router, $0.authority) }
+        let (router, authority, answers) = routing.withLockedValue { ($0.router, $0.authority, $0.answers) }
         let hostHeader = request.head.headers.first(name: "host")
         let routed: HostRouter.Routed
         switch router.route(target: target, hostHeader: hostHeader, serverAuthority: authority) {
@@ -67,9 +72,9 @@ final class RequestDispatcher: Sendable {
         let stubRequest = StubRequest(method: request.method, url: routed.url, headers: Self.headers(of: request.head),
                                       body: request.body.readableBytes > 0 ? Data(request.body.readableBytesView) : nil)
         // Answers point the client back here: at the address it used, unless that is a stubbed host itself.
-        let clientAuthority = hostHeader.flatMap { router.hosts.contains(HostRouter.hostOnly($0)) ? nil : $0 } ?? authority
+        let clientAuthority = hostHeader.flatMap { $0 == authority || router.hosts.contains(HostRouter.hostOnly($0)) ? nil : $0 } ?? authority
         let exchange = Exchange(request: request, stubRequest: stubRequest, routed: routed,
-                                rewriter: URLRewriter(hosts: router.hosts, base: "http://\(clientAuthority)"))
+                                rewriter: URLRewriter(hosts: router.hosts, base: "http://\(clientAuthority)"), answers: answers)
         switch engine.decision(for: stubRequest) {
         case .answer(let match):
             if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }
@@ -103,6 +108,7 @@ final class RequestDispatcher: Sendable {
         var stubRequest: StubRequest
         var routed: HostRouter.Routed
         var rewriter: URLRewriter
+        var answers: AnswerCache
     }
 
     func sendText(_ status: Int, _ text: String, _ exchange: Exchange, on connection: ConnectionHandler, extra: [(String, String)] = []) {
@@ -140,8 +146,12 @@ final class RequestDispatcher: Sendable {
         ]
     }
 
-    /// Writes the journal entry of one exchange.
-    func journal(_ exchange: Exchange, match: StubMatch? = nil, status: Int?, headers: [String: String] = [:], body: Data? = nil,
+    static func ruleReference(_ match: StubMatch) -> JournalEntry.RuleReference {
+        JournalEntry.RuleReference(name: match.rule.displayName, location: match.rule.source.locationDescription, keyPath: match.rule.source.keyPath)
+    }
+
+    /// Writes the journal entry of one exchange (`rule`: the match's reference, when already made).
+    func journal(_ exchange: Exchange, match: StubMatch? = nil, rule: JournalEntry.RuleReference? = nil, status: Int?, headers: [String: String] = [:], body: Data? = nil,
                  bodySize: Int? = nil, truncated: Bool = false, passThrough: Bool = false, error: URLError? = nil,
                  description: String? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil, recordingFailure: String? = nil) {
         let request = exchange.request
@@ -149,7 +159,7 @@ final class RequestDispatcher: Sendable {
         engine.journal.record { id in
             var entry = JournalEntry(
                 id: id, startedAt: request.startedAt, duration: duration, request: exchange.stubRequest, bundle: match?.bundle,
-                rule: match.map { JournalEntry.RuleReference(name: $0.rule.displayName, location: $0.rule.source.locationDescription, keyPath: $0.rule.source.keyPath) },
+                rule: rule ?? match.map(Self.ruleReference),
                 status: status, responseHeaders: headers, responseBody: body, responseBodySize: bodySize ?? body?.count ?? 0,
                 responseBodyTruncated: truncated, passedThrough: passThrough,
                 error: error.map { .init(code: $0.errorCode, description: description ?? $0.localizedDescription) }, nearMisses: nearMisses)
