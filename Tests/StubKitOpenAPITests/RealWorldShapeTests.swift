@@ -140,3 +140,44 @@ struct RealWorldShapeTests {
         #expect(body == "{\n  \"name\": \"x\",\n  \"children\": []\n}\n")
     }
 }
+
+extension RealWorldShapeTests {
+    static let shapes = """
+        openapi: 3.1.0
+        info: {title: M, version: '1'}
+        paths:
+          /reports/{id}.pdf:
+            get:
+              parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+              responses:
+                '200': {description: x, content: {application/pdf: {}}}
+          /anchor:
+            get:
+              responses:
+                '200':
+                  description: x
+                  content:
+                    application/json:
+                      schema: {$ref: '#/components/schemas/Wrap'}
+        components:
+          schemas:
+            Wrap:
+              $defs:
+                s: {$anchor: str, type: string}
+              $ref: '#str'
+        """
+
+    @Test("a path segment that mixes a parameter and text ({id}.pdf) is matched, not reported as unknown")
+    func mixedSegment() throws {
+        let found = try lint(Self.shapes, rules: #"[{ "method": "GET", "path": "/reports/7.pdf", "contentType": "application/pdf", "body": "%PDF" }]"#)
+        #expect(found.isEmpty, "\(found)")
+        let other = try lint(Self.shapes, rules: #"[{ "method": "GET", "path": "/reports/7.txt", "contentType": "application/pdf", "body": "%PDF" }]"#)
+        #expect(other.map(\.code) == [.operationNotFound], "\(other)")
+    }
+
+    @Test("a $ref to a $anchor ('#str') is a note that it was not followed, never the whole document taken as the schema")
+    func anchorReference() throws {
+        let found = try lint(Self.shapes, rules: #"[{ "method": "GET", "path": "/anchor", "json": 5 }]"#)
+        #expect(found.map(\.code) == [.ruleNotChecked], "\(found)")
+    }
+}

@@ -92,6 +92,9 @@ struct OperationMatcher: Sendable {
                 score += 1
             case (.literal(let a), .parameter(let name)):
                 literals.append(LiteralParameter(literal: a, parameter: name, schema: parameters[name] ?? SourceValue(.dictionary([]))))
+            case (.literal(let a), .mixed):
+                // `7.pdf` where the spec has `{id}.pdf`: the parameter's part is not checked.
+                guard segment.admits(a) else { return nil }
             case (.parameter, .parameter), (.wildcard, _):
                 break
             case (.parameter, .literal):

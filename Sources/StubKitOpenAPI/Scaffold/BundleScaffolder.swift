@@ -84,7 +84,7 @@ public struct BundleScaffolder: Sendable {
                 }
                 let pathText = "/" + (server.basePath + operation.segments.map { segment in
                     switch segment {
-                    case .literal(let text): return text
+                    case .literal(let text), .mixed(let text): return text
                     case .parameter(let name): return "{\(name)}"
                     }
                 }).joined(separator: "/")

@@ -22,7 +22,7 @@ public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
 
 /// Validates a JSON value against an OpenAPI schema: `$ref` (local), `type`, `nullable` (3.0) and
 /// `null` (3.1), `enum`, `const`, `format` (date-time, date, uuid), `required`, `properties`,
-/// `additionalProperties`, `items`/`prefixItems`, `allOf`/`anyOf`/`oneOf`/`not`, and the cheap bounds
+/// `patternProperties`, `additionalProperties`, `items`/`prefixItems`, `allOf`/`anyOf`/`oneOf`/`not`, and the cheap bounds
 /// (`minimum`, `maximum`, exclusive bounds, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`).
 ///
 /// Other keywords are ignored, as a validator ignores annotations. Never throws and never recurses
@@ -262,11 +262,22 @@ public struct SchemaValidator: Sendable {
             out.append(SchemaViolation(pointer: pointer, message: "missing required property '\(name)'", position: value.position))
         }
         let additional = schema["additionalProperties"]
+        // `patternProperties`: a key matching one is checked against it, and is not "additional".
+        let patterns = (schema["patternProperties"]?.dictionaryValue ?? []).compactMap { entry in
+            (try? NSRegularExpression(pattern: entry.key)).map { (regex: $0, schema: entry.value) }
+        }
         for entry in entries {
             let childPointer = pointer + "/" + pointerToken(entry.key)
+            var described = false
             if let propertySchema = properties.first(where: { $0.key == entry.key })?.value {
                 check(entry.value, propertySchema, pointer: childPointer, depth: depth + 1, steps: steps, into: &out)
-            } else if let additional {
+                described = true
+            }
+            for pattern in patterns where pattern.regex.firstMatch(in: entry.key, range: NSRange(entry.key.startIndex..., in: entry.key)) != nil {
+                check(entry.value, pattern.schema, pointer: childPointer, depth: depth + 1, steps: steps, into: &out)
+                described = true
+            }
+            if !described, let additional {
                 if case .bool(false) = additional.kind {
                     out.append(SchemaViolation(pointer: childPointer, message: "property '\(entry.key)' is not allowed (additionalProperties: false)", position: entry.keyPosition ?? entry.value.position))
                 } else {

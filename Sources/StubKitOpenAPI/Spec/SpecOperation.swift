@@ -6,6 +6,22 @@ public struct SpecOperation: Sendable {
     public enum Segment: Sendable, Hashable {
         case literal(String)
         case parameter(String)
+        /// A segment with parameters and text (`{id}.pdf`, `{name}.{format}`), as written.
+        case mixed(String)
+
+        /// Whether a rule's literal segment is one this segment stands for (`7.pdf` for `{id}.pdf`).
+        func admits(_ literal: String) -> Bool {
+            guard case .mixed(let template) = self else { return false }
+            var pattern = "^"
+            var rest = Substring(template)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                pattern += NSRegularExpression.escapedPattern(for: String(rest[..<open])) + ".+"
+                rest = rest[rest.index(after: close)...]
+            }
+            pattern += NSRegularExpression.escapedPattern(for: String(rest)) + "$"
+            guard let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+            return regex.firstMatch(in: literal, range: NSRange(literal.startIndex..., in: literal)) != nil
+        }
     }
 
     /// Upper-cased: `GET`.
@@ -33,7 +49,8 @@ public struct SpecOperation: Sendable {
 
     static func segments(of path: String) -> [Segment] {
         path.split(separator: "/", omittingEmptySubsequences: true).map { piece in
-            if piece.hasPrefix("{"), piece.hasSuffix("}"), piece.count > 2 { return .parameter(String(piece.dropFirst().dropLast())) }
+            if piece.hasPrefix("{"), piece.hasSuffix("}"), piece.count > 2, piece.dropFirst().firstIndex(of: "{") == nil { return .parameter(String(piece.dropFirst().dropLast())) }
+            if let open = piece.firstIndex(of: "{"), piece[open...].contains("}") { return .mixed(String(piece)) }
             return .literal(String(piece).removingPercentEncoding ?? String(piece))
         }
     }
