@@ -181,3 +181,33 @@ extension RealWorldShapeTests {
         #expect(found.map(\.code) == [.ruleNotChecked], "\(found)")
     }
 }
+
+extension RealWorldShapeTests {
+    @Test("scaffold: /pets/{id} before /pets/mine in the spec, and a discriminated oneOf, still give a bundle that lints clean")
+    func scaffoldLiteralBeforeParameter() throws {
+        // Dog without a required property: a made-up Cat fits Dog too, and only the discriminator tells them apart.
+        let yaml = Self.pets.replacingOccurrences(of: "required: [packSize], ", with: "").replacingOccurrences(of: "paths:\n", with: """
+            paths:
+              /pets/{id}:
+                get:
+                  parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+                  responses:
+                    '200': {description: x, content: {application/json: {schema: {$ref: '#/components/schemas/Animal'}}}}
+              /pets/mine:
+                get:
+                  responses:
+                    '200': {description: x, content: {application/json: {schema: {$ref: '#/components/schemas/Animal'}}}}
+
+            """)
+        let spec = try spec(yaml)
+        let folder = try TemporaryFolder()
+        let bundle = folder.url.appendingPathComponent("pets")
+        let report = try BundleScaffolder(spec: spec).write(to: bundle)
+        #expect(report.notes.isEmpty, "\(report.summary)")
+        #expect(report.rules == 4)
+        let lint = BundleLinter(options: .lint).lint(bundle).diagnostics
+        #expect(lint.isEmpty, "\(lint)")
+        let contract = OpenAPILinter(spec: spec).lint(folders: [bundle], coverage: true).diagnostics
+        #expect(contract.isEmpty, "\(contract)")
+    }
+}

@@ -47,7 +47,17 @@ struct ExampleBuilder {
             }
             return SourceValue(.dictionary(entries))
         }
-        if let first = (schema["oneOf"] ?? schema["anyOf"])?.arrayValue?.first { return build(first, depth: depth + 1, expanding: expanding, budget: &budget) }
+        if let first = (schema["oneOf"] ?? schema["anyOf"])?.arrayValue?.first {
+            guard let built = build(first, depth: depth + 1, expanding: expanding, budget: &budget) else { return nil }
+            // With a discriminator, the object names its branch (its mapping key, else the schema's name).
+            guard let discriminator = schema["discriminator"], let property = discriminator["propertyName"]?.stringValue,
+                  let ref = first["$ref"]?.stringValue, var entries = built.dictionaryValue else { return built }
+            let name = discriminator["mapping"]?.dictionaryValue?.first { $0.value.stringValue == ref }?.key
+                ?? ref.split(separator: "/").last.map(String.init) ?? ref
+            entries.removeAll { $0.key == property }
+            entries.insert(SourceValue.Entry(key: property, keyPosition: nil, value: SourceValue(.string(name))), at: 0)
+            return SourceValue(.dictionary(entries))
+        }
         let types: [String] = schema["type"]?.stringValue.map { [$0] } ?? schema["type"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let type = types.first { $0 != "null" } ?? (schema["properties"] != nil || schema["required"] != nil ? "object" : schema["items"] != nil ? "array" : nil)
         switch type {
