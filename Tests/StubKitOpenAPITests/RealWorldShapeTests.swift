@@ -211,3 +211,29 @@ extension RealWorldShapeTests {
         #expect(contract.isEmpty, "\(contract)")
     }
 }
+
+extension RealWorldShapeTests {
+    @Test("a response or schema $ref that names nothing is a note about the spec, not an error blamed on the rule")
+    func danglingReferences() throws {
+        let yaml = """
+            openapi: 3.0.3
+            info: {title: E, version: '1'}
+            paths:
+              /items/{id}:
+                get:
+                  parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+                  responses:
+                    '200': {$ref: '#/components/responses/Missing'}
+              /x:
+                get:
+                  responses:
+                    '200': {description: x, content: {application/json: {schema: {$ref: '#/components/schemas/Nope'}}}}
+            """
+        let found = try lint(yaml, rules: #"[{ "method": "GET", "path": "/items/1", "json": {"a": 1} }, { "method": "GET", "path": "/x", "json": {"a": 1} }]"#)
+        #expect(found.map(\.code) == [.ruleNotChecked, .ruleNotChecked], "\(found)")
+        #expect(found.map(\.message) == [
+            "GET /items/{id} 200 is a $ref '#/components/responses/Missing' that names nothing in the OpenAPI document; the response is not checked",
+            "(body): the schema's $ref '#/components/schemas/Nope' names nothing in this document; not checked",
+        ])
+    }
+}

@@ -93,6 +93,7 @@ public struct SchemaValidator: Sendable {
         guard schema.dictionaryValue != nil else { return }
         if let ref = schema["$ref"]?.stringValue {
             guard ref.hasPrefix("#"), let target = root.value(atPointer: String(ref.dropFirst())) else {
+                if ref.hasPrefix("#/") { return unchecked("the schema's $ref '\(ref)' names nothing in this document; not checked") }
                 return unchecked("the schema's $ref '\(ref)' is not in this document (only local '#/...' references are followed); not checked")
             }
             check(value, target, pointer: pointer, depth: depth + 1, steps: steps, into: &out)
