@@ -237,3 +237,25 @@ extension RealWorldShapeTests {
         ])
     }
 }
+
+extension RealWorldShapeTests {
+    @Test("a .txt response file served as JSON that is not JSON is a note that it was not checked, not silence")
+    func textFileServedAsJSON() throws {
+        let yaml = """
+            openapi: 3.0.3
+            info: {title: T, version: '1'}
+            paths:
+              /x:
+                get:
+                  responses:
+                    '200': {description: x, content: {application/json: {schema: {type: object, required: [id]}}}}
+            """
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("b", [
+            "stubsRules.json": #"[{ "method": "GET", "path": "/x", "contentType": "application/json", "response": "x.txt" }]"#,
+            "x.txt": ")]}'\n{\"name\": 1}",
+        ])
+        let found = OpenAPILinter(spec: try spec(yaml)).lint(folders: [bundle], coverage: false).diagnostics
+        #expect(found.map(\.code) == [.ruleNotChecked], "\(found)")
+    }
+}
