@@ -43,7 +43,7 @@ struct SchemaAgreementTests {
     @Test("every keyword the checks read appears in the corpus")
     func corpusCoversTheKeywords() throws {
         let text = try String(contentsOf: Self.corpus, encoding: .utf8)
-        for keyword in ["$ref", "\"type\"", "\"enum\"", "\"const\"", "date-time", "uuid", "\"null\"", "oneOf", "anyOf", "allOf", "additionalProperties", "required", "prefixItems", "\"not\""] {
+        for keyword in ["$ref", "\"type\"", "\"enum\"", "\"const\"", "date-time", "uuid", "\"null\"", "oneOf", "anyOf", "allOf", "additionalProperties", "patternProperties", "required", "prefixItems", "\"not\""] {
             #expect(text.contains(keyword), "the corpus does not use \(keyword)")
         }
     }

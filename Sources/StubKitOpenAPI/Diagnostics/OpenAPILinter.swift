@@ -114,6 +114,12 @@ public struct OpenAPILinter: Sendable {
                                related: related(operation, "the operation", suffix: ".responses", at: operation.node["responses"]?.position))]
         }
         let responseObject = spec.resolved(documented.value)
+        if let ref = responseObject["$ref"]?.stringValue {
+            // The spec's fault, not the rule's: say what was not checked rather than "documents no body".
+            return [Diagnostic(.ruleNotChecked, file: file, position: tree.position(of: ["status", "status_code"]) ?? tree.position ?? rule.source.position,
+                               keyPath: "\(tree.keyPath)", message: "\(operation.label) \(documented.key) is a $ref '\(ref)' that names nothing in the OpenAPI document; the response is not checked",
+                               related: related(operation, "the documented response", suffix: ".responses.\(documented.key)", at: documented.keyPosition))]
+        }
         let bodyIsEmpty: Bool
         switch response.body {
         case .empty: bodyIsEmpty = true

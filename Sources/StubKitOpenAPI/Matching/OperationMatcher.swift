@@ -36,7 +36,7 @@ struct OperationMatcher: Sendable {
         }
         var servers = spec.servers
         if let host = rule.request.host?.lowercased() {
-            servers = servers.filter { $0.host == nil || $0.host == host }
+            servers = servers.filter { $0.serves(host: host) }
             if servers.isEmpty {
                 return .notFound(message: "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.servers.map(\.url).joined(separator: ", ")))",
                                  fix: "use the host of one of the spec's servers, or add the server to the spec")
@@ -92,6 +92,9 @@ struct OperationMatcher: Sendable {
                 score += 1
             case (.literal(let a), .parameter(let name)):
                 literals.append(LiteralParameter(literal: a, parameter: name, schema: parameters[name] ?? SourceValue(.dictionary([]))))
+            case (.literal(let a), .mixed):
+                // `7.pdf` where the spec has `{id}.pdf`: the parameter's part is not checked.
+                guard segment.admits(a) else { return nil }
             case (.parameter, .parameter), (.wildcard, _):
                 break
             case (.parameter, .literal):

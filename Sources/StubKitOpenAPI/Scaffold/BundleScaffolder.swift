@@ -45,7 +45,7 @@ public struct BundleScaffolder: Sendable {
         let examples = ExampleBuilder(spec: spec)
         let server = spec.servers[0]
         writer.beginBatch()
-        for operation in spec.operations {
+        for operation in Self.literalPathsFirst(spec.operations) {
             let numbered = operation.responses.compactMap { entry -> (Int, SourceValue.Entry)? in
                 if let code = Int(entry.key), (100...599).contains(code) { return (code, entry) }
                 if entry.key.count == 3, entry.key.uppercased().hasSuffix("XX"), let digit = Int(entry.key.prefix(1)), (1...5).contains(digit) { return (digit * 100, entry) }
@@ -84,7 +84,7 @@ public struct BundleScaffolder: Sendable {
                 }
                 let pathText = "/" + (server.basePath + operation.segments.map { segment in
                     switch segment {
-                    case .literal(let text): return text
+                    case .literal(let text), .mixed(let text): return text
                     case .parameter(let name): return "{\(name)}"
                     }
                 }).joined(separator: "/")
@@ -107,5 +107,23 @@ public struct BundleScaffolder: Sendable {
         do { try writer.endBatch() } catch { throw ScaffoldError(description: "\(error.path): \(error.reason)") }
         report.rules = writer.ruleCount
         return report
+    }
+
+    /// The operations in the order their rules must be written: where one path has a literal and
+    /// another a parameter in the same place (`/pets/mine`, `/pets/{id}`), the literal first, or the
+    /// `{id}` rule answers `/pets/mine` too and the bundle is not lint-clean (SK041). Otherwise the
+    /// document's order.
+    static func literalPathsFirst(_ operations: [SpecOperation]) -> [SpecOperation] {
+        func rank(_ segment: SpecOperation.Segment) -> Int {
+            switch segment {
+            case .literal: return 0
+            case .mixed: return 1
+            case .parameter: return 2
+            }
+        }
+        return operations.enumerated().sorted { a, b in
+            let ka = a.element.segments.map(rank), kb = b.element.segments.map(rank)
+            return ka == kb ? a.offset < b.offset : ka.lexicographicallyPrecedes(kb)
+        }.map(\.element)
     }
 }

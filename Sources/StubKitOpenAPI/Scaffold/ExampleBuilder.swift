@@ -15,13 +15,25 @@ struct ExampleBuilder {
             let resolved = spec.resolved(first.value)
             if let value = resolved["value"] { return (value, .namedExample) }
         }
-        guard let schema = media["schema"], let built = build(schema, depth: 0) else { return nil }
+        var budget = Self.maximumValues
+        guard let schema = media["schema"], let built = build(schema, depth: 0, expanding: [], budget: &budget) else { return nil }
         return (built, .schema)
     }
 
+    /// Values one example may be made of: a schema whose optional properties fan out (five at each of
+    /// twelve levels is 5^12) would otherwise take hours and write a body of gigabytes.
+    static let maximumValues = 2_000
+
     /// A value for a schema: its example, else built from its parts; `nil` when none can be made.
-    private func build(_ schema: SourceValue, depth: Int) -> SourceValue? {
-        guard depth < 12 else { return nil }
+    ///
+    /// `expanding` holds the `$ref`s being built on the way here: a recursive schema (a `Person` whose
+    /// optional `mother` is a `Person`) stops at its first repetition, which leaves the optional
+    /// property out, as an example would.
+    private func build(_ schema: SourceValue, depth: Int, expanding: Set<String>, budget: inout Int) -> SourceValue? {
+        guard depth < 12, budget > 0 else { return nil }
+        budget -= 1
+        var expanding = expanding
+        if let ref = schema["$ref"]?.stringValue, !expanding.insert(ref).inserted { return nil }
         let schema = spec.resolved(schema)
         if let example = schema["example"] { return example }
         if let first = schema["examples"]?.arrayValue?.first { return first }
@@ -30,12 +42,22 @@ struct ExampleBuilder {
         if let parts = schema["allOf"]?.arrayValue {
             var entries: [SourceValue.Entry] = []
             for part in parts {
-                guard let built = build(part, depth: depth + 1) else { return nil }
+                guard let built = build(part, depth: depth + 1, expanding: expanding, budget: &budget) else { return nil }
                 for entry in built.dictionaryValue ?? [] where !entries.contains(where: { $0.key == entry.key }) { entries.append(entry) }
             }
             return SourceValue(.dictionary(entries))
         }
-        if let first = (schema["oneOf"] ?? schema["anyOf"])?.arrayValue?.first { return build(first, depth: depth + 1) }
+        if let first = (schema["oneOf"] ?? schema["anyOf"])?.arrayValue?.first {
+            guard let built = build(first, depth: depth + 1, expanding: expanding, budget: &budget) else { return nil }
+            // With a discriminator, the object names its branch (its mapping key, else the schema's name).
+            guard let discriminator = schema["discriminator"], let property = discriminator["propertyName"]?.stringValue,
+                  let ref = first["$ref"]?.stringValue, var entries = built.dictionaryValue else { return built }
+            let name = discriminator["mapping"]?.dictionaryValue?.first { $0.value.stringValue == ref }?.key
+                ?? ref.split(separator: "/").last.map(String.init) ?? ref
+            entries.removeAll { $0.key == property }
+            entries.insert(SourceValue.Entry(key: property, keyPosition: nil, value: SourceValue(.string(name))), at: 0)
+            return SourceValue(.dictionary(entries))
+        }
         let types: [String] = schema["type"]?.stringValue.map { [$0] } ?? schema["type"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let type = types.first { $0 != "null" } ?? (schema["properties"] != nil || schema["required"] != nil ? "object" : schema["items"] != nil ? "array" : nil)
         switch type {
@@ -46,7 +68,7 @@ struct ExampleBuilder {
             guard required.isSubset(of: properties) else { return nil }
             var entries: [SourceValue.Entry] = []
             for property in schema["properties"]?.dictionaryValue ?? [] {
-                if let value = build(property.value, depth: depth + 1) {
+                if let value = build(property.value, depth: depth + 1, expanding: expanding, budget: &budget) {
                     entries.append(SourceValue.Entry(key: property.key, keyPosition: nil, value: value))
                 } else if required.contains(property.key) {
                     return nil
@@ -55,7 +77,7 @@ struct ExampleBuilder {
             return SourceValue(.dictionary(entries))
         case "array":
             let minimum = Int(schema["minItems"]?.numberValue ?? 0)
-            guard let items = schema["items"], let item = build(items, depth: depth + 1) else { return minimum == 0 ? SourceValue(.array([])) : nil }
+            guard let items = schema["items"], let item = build(items, depth: depth + 1, expanding: expanding, budget: &budget) else { return minimum == 0 ? SourceValue(.array([])) : nil }
             return SourceValue(.array([item]))
         case "string":
             switch schema["format"]?.stringValue {

@@ -22,11 +22,13 @@ public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
 
 /// Validates a JSON value against an OpenAPI schema: `$ref` (local), `type`, `nullable` (3.0) and
 /// `null` (3.1), `enum`, `const`, `format` (date-time, date, uuid), `required`, `properties`,
-/// `additionalProperties`, `items`/`prefixItems`, `allOf`/`anyOf`/`oneOf`/`not`, and the cheap bounds
+/// `patternProperties`, `additionalProperties`, `items`/`prefixItems`, `allOf`/`anyOf`/`oneOf`/`not`, and the cheap bounds
 /// (`minimum`, `maximum`, exclusive bounds, `minLength`, `maxLength`, `pattern`, `minItems`, `maxItems`).
 ///
 /// Other keywords are ignored, as a validator ignores annotations. Never throws and never recurses
-/// without bound: a `$ref` cycle that consumes no input stops at ``maximumDepth``.
+/// without bound: a `$ref` cycle that consumes no input stops at ``maximumDepth``, and a schema whose
+/// combinators multiply the work (`anyOf: [$ref: A, $ref: A]` inside `A`, which doubles at every level)
+/// stops after ``maximumSteps`` with a note that it was not checked further.
 public struct SchemaValidator: Sendable {
     /// The document `$ref`s point into (`#/components/schemas/Pet`, or `#/$defs/x` in a plain schema).
     let root: SourceValue
@@ -35,6 +37,17 @@ public struct SchemaValidator: Sendable {
     var markers: PlaceholderMarkers?
 
     static let maximumDepth = 256
+    /// Schema-and-value pairs visited per validation before giving up: far more than real bodies need,
+    /// and a bound on what recursive `anyOf`/`oneOf`/`allOf` can cost.
+    static let maximumSteps = 100_000
+
+    static let tooCostly = "the schema's combinators take more than \(maximumSteps) steps to check this value (a recursive anyOf/oneOf/allOf?); not checked further"
+
+    /// The work done so far in one validation (a class so every branch shares one count).
+    private final class Steps {
+        var count = 0
+        var exhausted: Bool { count > SchemaValidator.maximumSteps }
+    }
 
     public init(root: SourceValue, dialect: SchemaDialect) {
         self.root = root
@@ -50,7 +63,12 @@ public struct SchemaValidator: Sendable {
     /// Every violation, in document order of the value.
     public func validate(_ instance: SourceValue, against schema: SourceValue) -> [SchemaViolation] {
         var out: [SchemaViolation] = []
-        check(instance, schema, pointer: "", depth: 0, into: &out)
+        let steps = Steps()
+        check(instance, schema, pointer: "", depth: 0, steps: steps, into: &out)
+        // The note may have been dropped with a branch that did not count; say it once, at the top.
+        if steps.exhausted, !out.contains(where: { $0.message == Self.tooCostly }) {
+            out.append(SchemaViolation(pointer: "", message: Self.tooCostly, position: instance.position, isUncheckedNote: true))
+        }
         return out
     }
 
@@ -59,9 +77,14 @@ public struct SchemaValidator: Sendable {
         !validate(instance, against: schema).contains(where: \.isViolation)
     }
 
-    private func check(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int, into out: inout [SchemaViolation]) {
+    private func check(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int, steps: Steps, into out: inout [SchemaViolation]) {
         func fail(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position)) }
         func unchecked(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position, isUncheckedNote: true)) }
+        guard !steps.exhausted else { return }
+        steps.count += 1
+        if steps.exhausted {
+            return unchecked(Self.tooCostly)
+        }
         guard depth < Self.maximumDepth else { return unchecked("the schema's $refs nest deeper than \(Self.maximumDepth) levels; not checked further") }
         if case .bool(let allowed) = schema.kind {
             if !allowed { fail("no value is allowed here (the schema is false)") }
@@ -70,9 +93,10 @@ public struct SchemaValidator: Sendable {
         guard schema.dictionaryValue != nil else { return }
         if let ref = schema["$ref"]?.stringValue {
             guard ref.hasPrefix("#"), let target = root.value(atPointer: String(ref.dropFirst())) else {
+                if ref.hasPrefix("#/") { return unchecked("the schema's $ref '\(ref)' names nothing in this document; not checked") }
                 return unchecked("the schema's $ref '\(ref)' is not in this document (only local '#/...' references are followed); not checked")
             }
-            check(value, target, pointer: pointer, depth: depth + 1, into: &out)
+            check(value, target, pointer: pointer, depth: depth + 1, steps: steps, into: &out)
             // In OpenAPI 3.0 a $ref replaces its object: siblings are ignored.
             if dialect == .openAPI30 { return }
         }
@@ -133,28 +157,35 @@ public struct SchemaValidator: Sendable {
         case .integer, .real:
             checkBounds(value, schema, fail: fail)
         case .dictionary(let entries):
-            checkObject(value, entries, schema, pointer: pointer, depth: depth, into: &out)
+            checkObject(value, entries, schema, pointer: pointer, depth: depth, steps: steps, into: &out)
         case .array(let items):
             if let min = schema["minItems"]?.numberValue, Double(items.count) < min { fail("expected at least \(Int(min)) items, got \(items.count)") }
             if let max = schema["maxItems"]?.numberValue, Double(items.count) > max { fail("expected at most \(Int(max)) items, got \(items.count)") }
             let prefix = dialect == .jsonSchema2020 ? (schema["prefixItems"]?.arrayValue ?? []) : []
             for (i, item) in items.enumerated() {
                 let itemSchema = i < prefix.count ? prefix[i] : schema["items"]
-                if let itemSchema { check(item, itemSchema, pointer: pointer + "/\(i)", depth: depth + 1, into: &out) }
+                if let itemSchema { check(item, itemSchema, pointer: pointer + "/\(i)", depth: depth + 1, steps: steps, into: &out) }
             }
         default:
             break
         }
 
         // Combinators.
-        for part in schema["allOf"]?.arrayValue ?? [] { check(value, part, pointer: pointer, depth: depth + 1, into: &out) }
-        if let options = schema["anyOf"]?.arrayValue, !options.isEmpty {
-            let results = options.map { branch(value, $0, pointer: pointer, depth: depth) }
+        for part in schema["allOf"]?.arrayValue ?? [] { check(value, part, pointer: pointer, depth: depth + 1, steps: steps, into: &out) }
+        if let options = schema["anyOf"]?.arrayValue, !options.isEmpty, let chosen = discriminated(value, schema, options) {
+            check(value, chosen, pointer: pointer, depth: depth + 1, steps: steps, into: &out)
+        } else if let options = schema["anyOf"]?.arrayValue, !options.isEmpty {
+            let results = options.map { branch(value, $0, pointer: pointer, depth: depth, steps: steps) }
+            // Out of steps, a branch's verdict means nothing: no failure is reported from here on.
+            if steps.exhausted { return }
             if !results.contains(where: \.passes) { fail("matches none of the \(options.count) anyOf schemas\(Self.closest(results))") }
             out += results.first(where: \.passes)?.notes ?? []
         }
-        if let options = schema["oneOf"]?.arrayValue, !options.isEmpty {
-            let results = options.map { branch(value, $0, pointer: pointer, depth: depth) }
+        if let options = schema["oneOf"]?.arrayValue, !options.isEmpty, let chosen = discriminated(value, schema, options) {
+            check(value, chosen, pointer: pointer, depth: depth + 1, steps: steps, into: &out)
+        } else if let options = schema["oneOf"]?.arrayValue, !options.isEmpty {
+            let results = options.map { branch(value, $0, pointer: pointer, depth: depth, steps: steps) }
+            if steps.exhausted { return }
             let passing = results.indices.filter { results[$0].passes }
             if passing.isEmpty {
                 fail("matches none of the \(options.count) oneOf schemas\(Self.closest(results))")
@@ -164,8 +195,23 @@ public struct SchemaValidator: Sendable {
                 out += results[passing[0]].notes
             }
         }
-        if let negated = schema["not"], branch(value, negated, pointer: pointer, depth: depth).passes {
+        if let negated = schema["not"], branch(value, negated, pointer: pointer, depth: depth, steps: steps).passes, !steps.exhausted {
             fail("matches the schema under 'not'")
+        }
+    }
+
+    /// OpenAPI's `discriminator`: the branch of a `oneOf`/`anyOf` that the object's property names
+    /// (through `mapping`, else by the referenced schema's name), which alone decides. Without it,
+    /// `Cat` and `Dog` built with `allOf` on one `Pet` both accept a cat, and `oneOf` would refuse it.
+    /// `nil` (every branch is tried) when there is no discriminator or its value names no branch.
+    private func discriminated(_ value: SourceValue, _ schema: SourceValue, _ options: [SourceValue]) -> SourceValue? {
+        guard let discriminator = schema["discriminator"], let property = discriminator["propertyName"]?.stringValue,
+              let name = value[property]?.stringValue else { return nil }
+        let target = discriminator["mapping"]?[name]?.stringValue ?? name
+        func schemaName(_ ref: String) -> String { ref.split(separator: "/").last.map(String.init) ?? ref }
+        return options.first { option in
+            guard let ref = option["$ref"]?.stringValue else { return false }
+            return ref == target || (!target.contains("/") && schemaName(ref) == target)
         }
     }
 
@@ -175,9 +221,9 @@ public struct SchemaValidator: Sendable {
         var passes: Bool { violations.isEmpty }
     }
 
-    private func branch(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int) -> Branch {
+    private func branch(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int, steps: Steps) -> Branch {
         var found: [SchemaViolation] = []
-        check(value, schema, pointer: pointer, depth: depth + 1, into: &found)
+        check(value, schema, pointer: pointer, depth: depth + 1, steps: steps, into: &found)
         return Branch(violations: found.filter(\.isViolation), notes: found.filter { !$0.isViolation })
     }
 
@@ -206,22 +252,37 @@ public struct SchemaValidator: Sendable {
     }
 
     private func checkObject(_ value: SourceValue, _ entries: [SourceValue.Entry], _ schema: SourceValue, pointer: String, depth: Int,
-                             into out: inout [SchemaViolation]) {
+                             steps: Steps, into out: inout [SchemaViolation]) {
         let present = Set(entries.map(\.key))
+        let properties = schema["properties"]?.dictionaryValue ?? []
         for name in schema["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where !present.contains(name) {
+            // OpenAPI 3.0: "required" on a writeOnly property "will take effect on the request only",
+            // and the bodies checked here are responses (a User's password is required, never sent).
+            if dialect == .openAPI30, let property = properties.first(where: { $0.key == name })?.value,
+               OpenAPISpec.resolved(property, in: root)["writeOnly"]?.boolValue == true { continue }
             out.append(SchemaViolation(pointer: pointer, message: "missing required property '\(name)'", position: value.position))
         }
-        let properties = schema["properties"]?.dictionaryValue ?? []
         let additional = schema["additionalProperties"]
+        // `patternProperties`: a key matching one is checked against it, and is not "additional".
+        let patterns = (schema["patternProperties"]?.dictionaryValue ?? []).compactMap { entry in
+            (try? NSRegularExpression(pattern: entry.key)).map { (regex: $0, schema: entry.value) }
+        }
         for entry in entries {
             let childPointer = pointer + "/" + pointerToken(entry.key)
+            var described = false
             if let propertySchema = properties.first(where: { $0.key == entry.key })?.value {
-                check(entry.value, propertySchema, pointer: childPointer, depth: depth + 1, into: &out)
-            } else if let additional {
+                check(entry.value, propertySchema, pointer: childPointer, depth: depth + 1, steps: steps, into: &out)
+                described = true
+            }
+            for pattern in patterns where pattern.regex.firstMatch(in: entry.key, range: NSRange(entry.key.startIndex..., in: entry.key)) != nil {
+                check(entry.value, pattern.schema, pointer: childPointer, depth: depth + 1, steps: steps, into: &out)
+                described = true
+            }
+            if !described, let additional {
                 if case .bool(false) = additional.kind {
                     out.append(SchemaViolation(pointer: childPointer, message: "property '\(entry.key)' is not allowed (additionalProperties: false)", position: entry.keyPosition ?? entry.value.position))
                 } else {
-                    check(entry.value, additional, pointer: childPointer, depth: depth + 1, into: &out)
+                    check(entry.value, additional, pointer: childPointer, depth: depth + 1, steps: steps, into: &out)
                 }
             }
         }

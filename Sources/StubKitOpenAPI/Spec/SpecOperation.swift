@@ -6,6 +6,22 @@ public struct SpecOperation: Sendable {
     public enum Segment: Sendable, Hashable {
         case literal(String)
         case parameter(String)
+        /// A segment with parameters and text (`{id}.pdf`, `{name}.{format}`), as written.
+        case mixed(String)
+
+        /// Whether a rule's literal segment is one this segment stands for (`7.pdf` for `{id}.pdf`).
+        func admits(_ literal: String) -> Bool {
+            guard case .mixed(let template) = self else { return false }
+            var pattern = "^"
+            var rest = Substring(template)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                pattern += NSRegularExpression.escapedPattern(for: String(rest[..<open])) + ".+"
+                rest = rest[rest.index(after: close)...]
+            }
+            pattern += NSRegularExpression.escapedPattern(for: String(rest)) + "$"
+            guard let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+            return regex.firstMatch(in: literal, range: NSRange(literal.startIndex..., in: literal)) != nil
+        }
     }
 
     /// Upper-cased: `GET`.
@@ -33,7 +49,8 @@ public struct SpecOperation: Sendable {
 
     static func segments(of path: String) -> [Segment] {
         path.split(separator: "/", omittingEmptySubsequences: true).map { piece in
-            if piece.hasPrefix("{"), piece.hasSuffix("}"), piece.count > 2 { return .parameter(String(piece.dropFirst().dropLast())) }
+            if piece.hasPrefix("{"), piece.hasSuffix("}"), piece.count > 2, piece.dropFirst().firstIndex(of: "{") == nil { return .parameter(String(piece.dropFirst().dropLast())) }
+            if let open = piece.firstIndex(of: "{"), piece[open...].contains("}") { return .mixed(String(piece)) }
             return .literal(String(piece).removingPercentEncoding ?? String(piece))
         }
     }
@@ -41,37 +58,66 @@ public struct SpecOperation: Sendable {
 
 /// Where a spec's `servers` put its operations: a host (when the URL names one) and a base path.
 public struct SpecServer: Sendable, Hashable {
-    /// Lower-cased; `nil` for a relative server URL (`/api/v3`), which matches any host.
+    /// Lower-cased; `nil` for a relative server URL (`/api/v3`), which matches any host. Variables
+    /// hold their defaults.
     public var host: String?
     public var basePath: [String]
     /// The URL as written, for messages.
     public var url: String
+    /// When the host has `{variables}`: a regular expression for every host they allow (an `enum`'s
+    /// values, or any text for a variable without one), so `eu.api.example.com` is a host of
+    /// `https://{region}.api.example.com` whatever the default region.
+    var hostPattern: String?
+
+    /// Whether a request to `host` (lower-cased) reaches this server.
+    func serves(host requested: String) -> Bool {
+        guard let host else { return true }
+        if requested == host { return true }
+        guard let hostPattern, let regex = try? NSRegularExpression(pattern: hostPattern) else { return false }
+        return regex.firstMatch(in: requested, range: NSRange(requested.startIndex..., in: requested)) != nil
+    }
 
     /// Reads a server URL, filling `{variables}` with their defaults.
     static func parse(_ server: SourceValue) -> SpecServer? {
-        guard var text = server["url"]?.stringValue else { return nil }
-        let written = text
-        for entry in server["variables"]?.dictionaryValue ?? [] {
+        guard let written = server["url"]?.stringValue else { return nil }
+        var text = written
+        let variables = server["variables"]?.dictionaryValue ?? []
+        for entry in variables {
             if let value = entry.value["default"]?.stringValue { text = text.replacingOccurrences(of: "{\(entry.key)}", with: value) }
         }
-        var host: String? = nil
-        var path = text
+        var (host, path) = split(text)
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }
+        let base = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        var pattern: String? = nil
+        if let template = split(written).host, template.contains("{") {
+            var regex = "^"
+            var rest = Substring(template)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                regex += NSRegularExpression.escapedPattern(for: String(rest[..<open]))
+                let name = String(rest[rest.index(after: open)..<close])
+                let values = variables.first { $0.key.lowercased() == name }?.value["enum"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                regex += values.isEmpty ? "[^/]+" : "(?:" + values.map { NSRegularExpression.escapedPattern(for: $0.lowercased()) }.joined(separator: "|") + ")"
+                rest = rest[rest.index(after: close)...]
+            }
+            pattern = regex + NSRegularExpression.escapedPattern(for: String(rest)) + "$"
+        }
+        return SpecServer(host: host?.isEmpty == true ? nil : host, basePath: base, url: written, hostPattern: pattern)
+    }
+
+    /// The host (lower-cased, without user or port) and the path of a server URL.
+    private static func split(_ text: String) -> (host: String?, path: String) {
         if let schemeEnd = text.range(of: "://") {
             let afterScheme = text[schemeEnd.upperBound...]
             let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
             var authority = String(afterScheme[..<hostEnd])
             if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
             if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") { authority = String(authority[..<colon]) }
-            host = authority.lowercased()
-            path = String(afterScheme[hostEnd...])
+            return (authority.lowercased(), String(afterScheme[hostEnd...]))
         } else if text.hasPrefix("//") {
             let rest = text.dropFirst(2)
             let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            host = String(rest[..<hostEnd]).lowercased()
-            path = String(rest[hostEnd...])
+            return (String(rest[..<hostEnd]).lowercased(), String(rest[hostEnd...]))
         }
-        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }
-        let base = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
-        return SpecServer(host: host?.isEmpty == true ? nil : host, basePath: base, url: written)
+        return (nil, text)
     }
 }

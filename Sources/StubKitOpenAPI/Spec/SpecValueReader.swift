@@ -92,6 +92,8 @@ extension SourceValue {
 
     /// The value at a JSON pointer (`/components/schemas/Pet`, `~1` for `/`, `~0` for `~`).
     func value(atPointer pointer: String) -> SourceValue? {
+        // `#str` names a `$anchor`, not a place: no value is found rather than the whole document.
+        guard pointer.isEmpty || pointer.hasPrefix("/") else { return nil }
         var current: SourceValue? = self
         for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             let key = String(token).removingPercentEncoding?.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") ?? String(token)
