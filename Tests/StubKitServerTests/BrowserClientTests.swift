@@ -4,7 +4,7 @@ import Testing
 
 /// A web front end on its own origin calling `stubkit serve` from a real headless Chromium: a `fetch`
 /// with a custom header, so the browser sends a CORS preflight first.
-@Suite("stubkit serve with a headless browser")
+@Suite("stubkit serve with a headless browser", .timeLimit(.minutes(2)))
 struct BrowserClientTests {
     static var browserRuns: Bool {
         HeadlessBrowser.executable != nil || HeadlessBrowser.isRequired || ProcessInfo.processInfo.environment["CI"] == "true"

@@ -3,7 +3,7 @@ import StubKitTestSupport
 import Testing
 
 /// `stubkit serve` driven by a real `curl`, as a shell script in a test pipeline would.
-@Suite("stubkit serve with curl")
+@Suite("stubkit serve with curl", .timeLimit(.minutes(2)))
 struct CurlClientTests {
     @Test("a host as the first path component is answered by that host's rule")
     func stubAnswerForHostInPath() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `stubkit serve` driven from Python (`urllib`, `http.client`), as a test runner in another language
 /// would drive it: requests, then the admin long polls instead of sleeps.
-@Suite("stubkit serve with Python")
+@Suite("stubkit serve with Python", .timeLimit(.minutes(2)))
 struct PythonClientTests {
     static let python = ChildProcess.onPath("python3")
 

@@ -8,7 +8,7 @@ import StubKitTestSupport
 import Testing
 
 /// The admin API from Swift: templates switched while serving, and waits that end on the event.
-@Suite("Local server: admin API")
+@Suite("Local server: admin API", .timeLimit(.minutes(2)))
 struct ServerAdminTests {
     static let bundles = [
         "base": ["stubsRules.json": #"{ "host": "api.one.example", "rules": [ { "path": "/menu", "json": { "from": "base" } } ] }"#],

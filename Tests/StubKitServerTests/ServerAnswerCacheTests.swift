@@ -8,7 +8,7 @@ import StubKitTestSupport
 import Testing
 
 /// The server keeps static answers ready between requests; what a client sees must not change.
-@Suite("Local server: answers kept between requests")
+@Suite("Local server: answers kept between requests", .timeLimit(.minutes(2)))
 struct ServerAnswerCacheTests {
     static let rules = """
     { "host": "api.shop.example", "rules": [

@@ -4,7 +4,7 @@ import Testing
 
 /// What hostile or broken clients send: a clear 4xx or a closed connection for them, and everyone
 /// else keeps being served (each test ends with the server alive and answering, see ``withServer``).
-@Suite("stubkit serve with bad input")
+@Suite("stubkit serve with bad input", .timeLimit(.minutes(2)))
 struct ServerBadInputTests {
     static let stub = "/api.takeaway.example/restaurants"
 

@@ -6,7 +6,7 @@ import Testing
 
 /// One connection's framing: pipelined requests answered whole and in order, answers that have no
 /// body, and limits that cannot crash the server.
-@Suite("Local server: connections")
+@Suite("Local server: connections", .timeLimit(.minutes(2)))
 struct ServerConnectionTests {
     static let api = """
     { "host": "api.shop.example", "rules": [

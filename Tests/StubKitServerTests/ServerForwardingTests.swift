@@ -8,7 +8,7 @@ import StubKitTestSupport
 import Testing
 
 /// Misses forwarded to a real (loopback) upstream, recorded through the bundle writer, replayed.
-@Suite("Local server: forwarding and recording")
+@Suite("Local server: forwarding and recording", .timeLimit(.minutes(2)))
 struct ServerForwardingTests {
     static let stubs = """
     { "host": "127.0.0.1", "rules": [ { "name": "stubbed", "path": "/v2/stubbed", "json": { "from": "stub" } } ] }

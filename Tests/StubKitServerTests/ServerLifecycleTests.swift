@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Starting, running side by side, refusing bad arguments, and shutting down in the middle of an answer.
-@Suite("stubkit serve lifecycle")
+@Suite("stubkit serve lifecycle", .timeLimit(.minutes(2)))
 struct ServerLifecycleTests {
     @Test("two servers started at once with --port 0 get different ports, write them to --port-file, and both serve")
     func twoServersAtOnce() throws {

@@ -8,7 +8,7 @@ import StubKitTestSupport
 import Testing
 
 /// The server answers as the in-process library does, over real loopback HTTP to a real URLSession.
-@Suite("Local server: serving")
+@Suite("Local server: serving", .timeLimit(.minutes(2)))
 struct ServerServingTests {
     static let api = """
     { "host": "api.shop.example", "rules": [

@@ -104,7 +104,8 @@ struct ServingStressTests {
             // A load journals before its last client call, and a stopped one in stopLoading, before
             // FoundationNetworking completes the task: by now every request is in the journal.
             let journalled = Set(engine.journal.entries.compactMap { $0.request.header("X-Stress-ID").flatMap(Int.init) })
-            #expect(journalled.count == Self.requestCount, "seed \(Self.seed): \(Self.requestCount - journalled.count) requests missing from the journal")
+            let missing = plan.indices.filter { !journalled.contains($0) }.prefix(5).map { "#\($0) \(plan[$0])" }
+            #expect(journalled.count == Self.requestCount, "seed \(Self.seed): \(Self.requestCount - journalled.count) requests missing from the journal, such as \(missing)")
             let records = ClientCallLog.finish()
             ServingLifecycleTests.expectNoLateCalls(records)
             let counts = completions.snapshot

@@ -12,8 +12,11 @@ import FoundationNetworking
 /// ``StubEngine/register()`` or ``StubEngine/install(into:)``), because the URL loading system creates
 /// protocol instances itself and gives them no way to be told which engine to ask.
 public final class StubURLProtocol: URLProtocol {
-    // Set in startLoading, read in stopLoading and `client` (possibly on other threads).
-    private let load = Locked<StubLoad?>(nil)
+    /// The load, set in startLoading and read in stopLoading and `client` (possibly on other threads);
+    /// and whether `stopLoading` came first. FoundationNetworking can do that: a task cancelled while its
+    /// protocol waits for the URL cache's reply may have its stop queued ahead of its start (seen in the
+    /// stress test, about one cancel in 10,000). Such a load must never call the client.
+    private let state = Locked<(load: StubLoad?, stoppedBeforeStart: Bool)>((nil, false))
 
     /// The engine that answers requests, process-wide.
     static let servingEngine = Locked<StubEngine?>(nil)
@@ -49,15 +52,24 @@ public final class StubURLProtocol: URLProtocol {
 
     public override func startLoading() {
         guard let engine = Self.currentEngine else {
+            guard !state.withLock({ $0.stoppedBeforeStart }) else { return }
             client?.urlProtocol(self, didFailWithError: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "StubKit: no stub engine is active"]))
             return
         }
         let load = StubLoad(instance: self, engine: engine, task: task)
-        self.load.withLock { $0 = load }
+        let stoppedFirst = state.withLock { state in
+            state.load = load
+            return state.stoppedBeforeStart
+        }
+        // A load stopped before it started is over: nothing is sent; it is journalled as cancelled.
+        if stoppedFirst {
+            load.abandon(request)
+            return
+        }
         #if canImport(FoundationNetworking)
         // Under random cancellation FoundationNetworking can start a load for a task that a cancel has
         // already completed and taken out of its registry; any client call then traps inside it (seen in
-        // the stress test). Such a load is over before it starts: nothing is sent; it is journalled as cancelled.
+        // the stress test). Such a load is over before it starts, too.
         if task?.state == .completed {
             load.abandon(request)
             return
@@ -75,14 +87,18 @@ public final class StubURLProtocol: URLProtocol {
     /// that call traps inside FoundationNetworking (seen under random cancellation). A finished load
     /// needs no more calls, so it shows no client; a stopped one still does, for the cancel error.
     public override var client: (any URLProtocolClient)? {
-        get { load.withLock({ $0 })?.hasFinished == true ? nil : super.client }
+        get { state.withLock({ $0.load })?.hasFinished == true ? nil : super.client }
         set { super.client = newValue }
     }
     #endif
 
     public override func stopLoading() {
         // The load stays (stopping twice is harmless): `client` asks it whether it has finished.
-        load.withLock { $0 }?.stop()
+        let started = state.withLock { state -> StubLoad? in
+            if state.load == nil { state.stoppedBeforeStart = true }
+            return state.load
+        }
+        started?.stop()
     }
 
     // MARK: What the task takes
