@@ -30,6 +30,8 @@ public final class AppUnderTest: @unchecked Sendable {
     private let output = Locked(OutputState())
     private let lineArrived = DispatchSemaphore(value: 0)
     private let stderrDone = DispatchSemaphore(value: 0)
+    /// Signalled once when the app exits (and passed on by each waiter).
+    private let exited = DispatchSemaphore(value: 0)
     private let ownsJournalFile: Bool
 
     private struct OutputState {
@@ -67,6 +69,7 @@ public final class AppUnderTest: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = out
         process.standardError = err
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         #if canImport(Darwin)
         // A write to the input of an app that has exited must fail, not kill the test runner: on this
@@ -158,28 +161,40 @@ public final class AppUnderTest: @unchecked Sendable {
     }
 
     /// Closes the app's standard input (stubdemo then finishes and exits) and waits for it to exit.
+    /// An app still running `limit` seconds later is killed (SIGKILL), so a hung app cannot hang the test
+    /// run; its status is then the signal's number.
     @discardableResult
-    public func finish() -> Int32 {
+    public func finish(limit: TimeInterval = 60) -> Int32 {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        waitForExit(killingAfter: limit)
         journal.stop()
         return process.terminationStatus
     }
 
     /// Stops the app as XCUITest does (SIGTERM), waits for it to exit and reads the journal's last lines.
+    /// An app still running `limit` seconds after the SIGTERM is killed (SIGKILL).
     @discardableResult
-    public func terminate() -> Int32 {
+    public func terminate(limit: TimeInterval = 60) -> Int32 {
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        waitForExit(killingAfter: limit)
         journal.stop()
         return process.terminationStatus
+    }
+
+    private func waitForExit(killingAfter limit: TimeInterval) {
+        if exited.wait(timeout: .now() + limit) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
+        exited.signal()
+        process.waitUntilExit()
     }
 
     /// What the app wrote to standard error, once it has exited.
     public var standardError: String {
         guard !process.isRunning else { return "" }
-        stderrDone.wait()
-        stderrDone.signal()
+        // A process the app started and left running could hold the pipe open: wait 10 s at most.
+        if stderrDone.wait(timeout: .now() + 10) == .success { stderrDone.signal() }
         return output.withLock { String(decoding: $0.stderr, as: UTF8.self) }
     }
 }

@@ -44,15 +44,7 @@ func wireMockRoot(_ folder: TemporaryFolder, mappings: [String: String], files: 
 
 /// The standard output of `/bin/sh -c command` (the system's gzip, independent of the importer's zlib).
 func shellOutput(_ command: String) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return data
+    try ChildProcess.run(executableURL: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).stdoutData
 }
 
 func bodyData(of response: StubResponse) -> Data {

@@ -1,11 +1,18 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs one of the package's executables as a child process, as a UI test launches the app under test.
 public struct ChildProcess {
     public struct Output {
         public var status: Int32
-        public var stdout: String
+        /// Standard output as bytes (a binary tool's output), and as text below.
+        public var stdoutData: Data
         public var stderr: String
+        public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
 
         /// Each stdout line parsed as a JSON object (stubdemo prints one per request).
         public var jsonLines: [[String: Any]] {
@@ -44,9 +51,25 @@ public struct ChildProcess {
         try run(executableURL: executable(name), arguments: arguments, environment: environment, currentDirectory: currentDirectory)
     }
 
+    /// A child still running after its time limit: killed, and its test fails with what it printed.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var command: String
+        public var limit: TimeInterval
+        public var stdout: String
+        public var stderr: String
+        public var description: String {
+            "\(command) was still running after \(Int(limit)) s and was killed. It printed:\n\(stdout)\(stderr)"
+        }
+    }
+
     /// Runs any program (`/usr/bin/curl`, `python3` found on `PATH`) to completion, as ``run(_:arguments:environment:currentDirectory:)``.
+    ///
+    /// Waits on the child's exit, never a timer; the limit only keeps a hung child (a browser that never
+    /// quits, a tool stuck on a socket) from hanging the test run: it is killed and ``TimedOut`` thrown.
+    /// Both pipes are read on their own threads, so a child that fills one cannot block on it; once the
+    /// child has exited, a grandchild still holding a pipe open delays the answer by at most 10 s.
     public static func run(executableURL: URL, arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
-                           input: Data? = nil) throws -> Output {
+                           input: Data? = nil, limit: TimeInterval = 180) throws -> Output {
         let process = Process()
         process.executableURL = executableURL
         process.arguments = arguments
@@ -59,29 +82,30 @@ public struct ChildProcess {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        if let input {
-            let stdin = Pipe()
-            process.standardInput = stdin
-            try process.run()
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
-        } else {
-            try process.run()
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        let stdoutReader = PipeReader(out.fileHandleForReading)
+        let stderrReader = PipeReader(err.fileHandleForReading)
+        try process.run()
+        if let input, let stdin {
+            // On its own thread: a child that does not read its input must not block the test here.
+            let writer = stdin.fileHandleForWriting
+            Thread {
+                writer.write(input)
+                try? writer.close()
+            }.start()
         }
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var stderrData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            stderrData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
+        if exited.wait(timeout: .now() + limit) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+            throw TimedOut(command: ([executableURL.lastPathComponent] + arguments).joined(separator: " "), limit: limit,
+                           stdout: stdoutReader.waitForEnd(limit: 5).text, stderr: stderrReader.waitForEnd(limit: 5).text)
         }
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
         return Output(status: process.terminationStatus,
-                      stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData, as: UTF8.self))
+                      stdoutData: stdoutReader.waitForEndData(limit: 10).data,
+                      stderr: stderrReader.waitForEnd(limit: 10).text)
     }
 }
 

@@ -46,21 +46,16 @@ public enum HeadlessBrowser {
         guard let executable else {
             throw Failure(description: "no headless browser found: install chromium-headless-shell (apt-get install chromium-headless-shell) or set STUBKIT_BROWSER")
         }
-        let process = Process()
-        process.executableURL = executable
         // Root in containers needs --no-sandbox; a fresh profile keeps runs independent.
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-browser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(executable.lastPathComponent) exited with status \(process.terminationStatus)")
+        // A browser that never quits is killed after the limit and fails its test (ChildProcess.TimedOut).
+        let output = try ChildProcess.run(executableURL: executable,
+                                          arguments: ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)"] + arguments,
+                                          limit: 120)
+        guard output.status == 0 else {
+            throw Failure(description: "\(executable.lastPathComponent) exited with status \(output.status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return output.stdout
     }
 }

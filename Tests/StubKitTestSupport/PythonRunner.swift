@@ -9,21 +9,12 @@ public enum ChildProcessRunner {
 
     /// Runs python3 from the package root and returns its standard output; throws with its stderr on failure.
     public static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.currentDirectoryURL = PackagePaths.root
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PythonFailure(message: String(decoding: errors, as: UTF8.self))
+        let output = try ChildProcess.run(executableURL: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3"] + arguments,
+                                          currentDirectory: PackagePaths.root)
+        guard output.status == 0 else {
+            throw PythonFailure(message: output.stderr)
         }
-        return String(decoding: data, as: UTF8.self)
+        return output.stdout
     }
 
     public struct PythonFailure: Error, CustomStringConvertible {

@@ -86,6 +86,19 @@ struct TestRunnerProcessTests {
     // The timing tests use the blocking forms: an async wait resumes on Swift's cooperative pool, which
     // other tests blocking their threads can starve for seconds in a full run, and that would be
     // measured instead of the wake-up. The async forms are exercised below and in LiveJournalTests.
+    @Test("an app that does not exit when asked is killed after the limit: the test runner never hangs on it")
+    func hungAppIsKilled() throws {
+        // An app that ignores its closed standard input, as a hung app ignores being asked to finish.
+        let folder = try TemporaryFolder()
+        let hung = try folder.file("hung-app", data: Data("#!/bin/sh\nexec sleep 600\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hung.path)
+        let app = try AppUnderTest.launch(hung, with: AppLaunchConfiguration())
+        let started = Date()
+        #expect(app.finish(limit: 1) == SIGKILL)
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(app.terminate(limit: 1) == SIGKILL)
+    }
+
     @Test("the runner waits for a request the running app makes, woken by it long before the time-out")
     func waitWokenByRequest() throws {
         let app = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"], killSwitch: true),
