@@ -18,6 +18,8 @@ var outputPath = "docs/benchmarks.json"
 var profileLoad: (rules: Int, times: Int)? = nil
 var profileLoadRegex: (rules: Int, times: Int)? = nil
 var profileE2E = false
+var profileE2EFloor = false
+var profileE2ECount = 20_000
 var adversarial = false, shapesOnly = false, regexLoadOnly = false
 var liveJournal = false
 var args = Array(CommandLine.arguments.dropFirst())
@@ -45,7 +47,11 @@ while let arg = args.first {
         print("wrote \(count) entries, \(bytes) bytes, to \(args[1])")
         exit(0)
     case "--profile-e2e":
-        // Sends stubbed requests through URLSession in a loop and exits: for running under perf.
+        // Sends stubbed requests through URLSession in a loop and exits: for running under perf or
+        // callgrind. `--profile-e2e floor N` sends N through a minimal constant URLProtocol instead, so
+        // two runs with the same N can be diffed function by function (docs/benchmarks.md).
+        if args.first == "floor" { profileE2EFloor = true; args.removeFirst() }
+        if let count = Int(args.first ?? "") { profileE2ECount = count; args.removeFirst() }
         profileE2E = true
     case "--profile-load":
         // Loads one bundle of N rules many times and exits: for running under perf or callgrind.
@@ -178,12 +184,19 @@ if shapesOnly {
 }
 
 if profileE2E {
-    let folder = try makeBundle("profile-e2e", rules: 1_000, plist: false)
-    let engine = StubEngine()
-    try engine.activate(folder: folder)
-    let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+    let session: URLSession
+    if profileE2EFloor {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [ConstantProtocol.self]
+        session = URLSession(configuration: configuration)
+    } else {
+        let folder = try makeBundle("profile-e2e", rules: 1_000, plist: false)
+        let engine = StubEngine()
+        try engine.activate(folder: folder)
+        session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+    }
     let url = URL(string: "https://api.example.com/api/v1/resource500/42")!
-    for _ in 0..<20_000 {
+    for _ in 0..<profileE2ECount {
         let done = DispatchSemaphore(value: 0)
         session.dataTask(with: url) { _, _, _ in done.signal() }.resume()
         done.wait()

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Loads stub bundles, keeps the active set, and answers requests from it.
 ///
@@ -26,6 +29,8 @@ public final class StubEngine: Sendable {
     public let recorder: Recorder?
     private let loader: BundleLoader
     private let state: Locked<Shared>
+    /// What `canInit` found, for `startLoading` (see ``LookupMemo``).
+    let lookups = LookupMemo()
 
     /// Everything that changes, replaced or updated under one lock.
     struct Shared: Sendable {
@@ -181,6 +186,11 @@ public final class StubEngine: Sendable {
     /// What the engine does with a request: answer it (advancing sequences and scenarios), refuse it
     /// (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
+        decision(for: request, found: nil)
+    }
+
+    /// The same, reusing what `canInit` found for this request when it still holds (see ``LookupMemo``).
+    func decision(for request: StubRequest, found: LookupMemo.Found?) -> Decision {
         // Recording everything: the network answers, whatever the bundles say.
         if let recorder, recorder.recordsEverything, recorder.records(request) { return .passThrough }
         let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
@@ -193,7 +203,8 @@ public final class StubEngine: Sendable {
                 return answer(entry, parameters: parameters, shared: &shared)
             }
             if let answered { return answered }
-        } else if let (entry, parameters) = index.firstMatch(for: request) {
+        } else if let (entry, parameters) = found.flatMap({ $0.index === index ? $0.entry : nil })
+                    .map({ ($0, $0.rule.request.path?.match(request.pathSegments) ?? [:]) }) ?? index.firstMatch(for: request) {
             let response = entry.rule.response
             return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
                                      delay: response.delay, hit: 0))
@@ -239,14 +250,20 @@ public final class StubEngine: Sendable {
         case passThrough
     }
 
-    /// Whether the URL protocol should take the request at all.
-    func handles(_ request: @autoclosure () -> StubRequest) -> Bool {
+    /// Whether the URL protocol should take the request at all. What it finds for a request that
+    /// carries its whole body is kept for `startLoading` (see ``LookupMemo``).
+    func handles(_ urlRequest: URLRequest) -> Bool {
         let (index, killSwitch, states) = state.withLock { ($0.index, $0.killSwitch, $0.scenarioStates) }
         // With the kill switch on every request is ours, so the request need not even be built.
         if killSwitch { return true }
+        let bodyPending = urlRequest.httpBody == nil && urlRequest.httpBodyStream != nil
+        let request = StubRequest(urlRequest, bodyPending: bodyPending)
         // Recording: every http(s) request is ours, to be replayed or recorded.
-        if recorder != nil { return ["http", "https"].contains(request().scheme) }
-        return index.hasMatch(for: request(), states: states)
+        if recorder != nil { return ["http", "https"].contains(request.scheme) }
+        if bodyPending || index.hasStatefulRules { return index.hasMatch(for: request, states: states) }
+        guard let entry = index.firstEntry(for: request) else { return false }
+        lookups.remember(LookupMemo.Key(urlRequest), LookupMemo.Found(request: request, index: index, entry: entry))
+        return true
     }
 }
 

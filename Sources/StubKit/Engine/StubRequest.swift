@@ -50,7 +50,10 @@ public struct StubRequest: Sendable {
         // Read straight from the URL: URLComponents would parse the whole string again, on every request.
         self.scheme = (url.scheme ?? "").lowercased()
         self.host = (url.host ?? "").lowercased()
-        self.pathSegments = PathPattern.segments(ofPath: url.path(percentEncoded: true)).map { Substring(PathPattern.percentDecoded($0)) }
+        // A segment with nothing to decode stays a slice of the path: no copy per segment.
+        self.pathSegments = PathPattern.segments(ofPath: url.path(percentEncoded: true)).map {
+            PathPattern.contains($0, "%") ? Substring(PathPattern.percentDecoded($0)) : $0
+        }
         var items: [(name: String, value: String)] = []
         if let query = url.query(percentEncoded: true), !query.isEmpty {
             for pair in query.split(separator: "&", omittingEmptySubsequences: true) {

@@ -87,8 +87,10 @@ final class StubLoad: @unchecked Sendable {
                 ]), request: stubRequest)
                 return
             }
+            handle(request, redirects: 0)
+            return
         }
-        handle(request, redirects: 0)
+        handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(original)))
     }
 
     /// Called in `stopLoading`. No client call follows; a load stopped half-way is journalled as cancelled.
@@ -108,10 +110,11 @@ final class StubLoad: @unchecked Sendable {
 
     // MARK: Deciding
 
-    private func handle(_ request: URLRequest, redirects: Int) {
-        let stubRequest = StubRequest(request)
+    /// `found` is what `canInit` found for this very request, when the engine kept it.
+    private func handle(_ request: URLRequest, redirects: Int, found: LookupMemo.Found? = nil) {
+        let stubRequest = found?.request ?? StubRequest(request)
         progress.withLock { $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:] }
-        switch engine.decision(for: stubRequest) {
+        switch engine.decision(for: stubRequest, found: found) {
         case .answer(let match):
             progress.withLock { $0.match = match }
             if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }

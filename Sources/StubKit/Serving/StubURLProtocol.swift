@@ -43,7 +43,7 @@ public final class StubURLProtocol: URLProtocol {
     public override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
         guard let engine = currentEngine else { return false }
-        return engine.handles(StubRequest(request, bodyPending: request.httpBody == nil && request.httpBodyStream != nil))
+        return engine.handles(request)
     }
 
     public override class func canonicalRequest(for request: URLRequest) -> URLRequest {

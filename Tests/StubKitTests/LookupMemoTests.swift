@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+/// `canInit`'s lookup, kept for `startLoading` (LookupMemo): reused only for an equal request against
+/// the same rules. These drive the engine's two halves directly, so the order of events is exact.
+struct LookupMemoTests {
+    static let rules = """
+    [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "a" }, "status": 201, "body": "for a" },
+      { "method": "POST", "path": "/orders", "requestBody": { "equals": "b" }, "status": 202, "body": "for b" },
+      { "method": "GET", "path": "/menu", "body": "first menu" } ]
+    """
+
+    func request(_ method: String, _ path: String, body: String? = nil) -> URLRequest {
+        var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        return request
+    }
+
+    /// What `startLoading` decides for a request `canInit` took.
+    func started(_ request: URLRequest, by engine: StubEngine, sourceLocation: SourceLocation = #_sourceLocation) throws -> StubMatch? {
+        let found = engine.lookups.take(LookupMemo.Key(request))
+        let stubRequest = found?.request ?? StubRequest(request)
+        guard case .answer(let match) = engine.decision(for: stubRequest, found: found) else { return nil }
+        return match
+    }
+
+    @Test("the same URL with another body gets the rule for its own body, even when canInit saw the other one last")
+    func otherBodyIsNotReused() throws {
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": Self.rules]))
+        let a = request("POST", "/orders", body: "a"), b = request("POST", "/orders", body: "b")
+        #expect(engine.handles(a) && engine.handles(b))
+        #expect(try started(a, by: engine)?.response.status == 201)
+        #expect(try started(b, by: engine)?.response.status == 202)
+        #expect(engine.lookups.count == 0)
+    }
+
+    @Test("rules activated between canInit and startLoading answer, not the ones canInit saw")
+    func ruleChangeIsSeen() throws {
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: folder.bundle("first", ["stubsRules.json": Self.rules]))
+        let menu = request("GET", "/menu")
+        #expect(engine.handles(menu))
+        try engine.activate(folder: folder.bundle("second", ["stubsRules.json": #"[ { "method": "GET", "path": "/menu", "body": "second menu" } ]"#]))
+        let match = try #require(try started(menu, by: engine))
+        #expect(match.bundle == "second")
+    }
+
+    @Test("the same request taken twice starts twice with the right rule; lookups are used once and bounded")
+    func sameRequestTwice() throws {
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: folder.bundle("first", ["stubsRules.json": Self.rules]))
+        let menu = request("GET", "/menu")
+        #expect(engine.handles(menu) && engine.handles(menu))
+        #expect(engine.lookups.count == 2)
+        #expect(try started(menu, by: engine)?.bundle == "first")
+        #expect(try started(menu, by: engine)?.bundle == "first")
+        #expect(engine.lookups.count == 0)
+        for _ in 0..<(LookupMemo.capacity + 5) { _ = engine.handles(menu) }
+        #expect(engine.lookups.count == LookupMemo.capacity)
+    }
+}
+
+extension URLProtocolSuites {
+    /// The same, through a real URLSession: requests to one URL that differ only by body, all at once.
+    @Suite struct LookupMemoSessionTests {
+        @Test("concurrent requests to one URL with different bodies each get the rule for their body")
+        func concurrentBodies() async throws {
+            let folder = try TemporaryFolder()
+            let engine = StubEngine()
+            try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": LookupMemoTests.rules]))
+            let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+            let statuses = await withTaskGroup(of: (String, Int?).self) { group in
+                for i in 0..<40 {
+                    let body = i % 2 == 0 ? "a" : "b"
+                    group.addTask { (body, await session.result("POST", "https://api.example.com/orders", body: body).status) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.count == 40)
+            for (body, status) in statuses { #expect(status == (body == "a" ? 201 : 202), "body \(body)") }
+        }
+    }
+}
