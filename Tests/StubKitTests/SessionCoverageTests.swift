@@ -55,5 +55,17 @@ struct SessionCoverageTests {
         #expect(configuration.httpCookieStorage == nil)
         #expect(Forwarder.shared.protocolClasses.contains { $0 == StubURLProtocol.self } == false)
     }
+
+    @Test("a stubbed configuration asks no URL cache (stubs are never cached), and its base keeps its own")
+    func stubbedConfigurationHasNoCache() {
+        let engine = StubEngine()
+        let base = URLSessionConfiguration.ephemeral
+        let cache = base.urlCache
+        let configuration = URLSessionConfiguration.stubbed(by: engine, base: base)
+        #expect(configuration.urlCache == nil)
+        #expect(configuration.protocolClasses?.first == StubURLProtocol.self)
+        #expect(base.urlCache === cache)
+        engine.unregister()
+    }
 }
 }
