@@ -104,9 +104,10 @@ public final class AppUnderTest: @unchecked Sendable {
     }
 
     deinit {
-        // Waited for, so no process outlives its test (nor writes to a journal file removed below).
+        // Waited for, so no process outlives its test (nor writes to a journal file removed below); one
+        // that ignores SIGTERM is killed after a minute rather than hanging the test that let it go.
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        waitForExit(killingAfter: 60)
         if ownsJournalFile { try? FileManager.default.removeItem(at: journal.url) }
     }
 

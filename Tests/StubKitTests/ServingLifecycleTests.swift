@@ -139,6 +139,26 @@ struct ServingLifecycleTests {
         #expect(entries.allSatisfy { $0.error?.code == URLError.cancelled.rawValue && $0.status == nil })
     }
 
+    // FoundationNetworking's suspend() stops a load and resume() starts the same protocol again; when
+    // the stop overtook the first start, the second start must still answer, or the task never ends.
+    @Test("a start after a load stopped before it started answers the request")
+    func startAgainAfterStopBeforeStart() async throws {
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: Self.makeBundle(folder))
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        defer { session.finishTasksAndInvalidate() }
+        let client = CountingClient()
+        let instance = StubURLProtocol(request: URLRequest(url: URL(string: "https://life.test/big")!), cachedResponse: nil, client: client)
+        instance.stopLoading()
+        instance.startLoading()
+        #expect(client.calls.withLock { $0 } == [])
+        // With no task the body goes in one piece, within startLoading.
+        instance.startLoading()
+        #expect(client.calls.withLock { $0 } == ["response", "data", "finish"])
+        #expect(engine.journal.entries.map { $0.status } == [nil, 200])
+    }
+
     @Test("500 requests with a 5 ms delay on one session: every task completes once, no late client call")
     func manyDelayedRequests() async throws {
         let folder = try TemporaryFolder()

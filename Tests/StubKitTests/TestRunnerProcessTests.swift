@@ -97,6 +97,12 @@ struct TestRunnerProcessTests {
         #expect(app.finish(limit: 1) == SIGKILL)
         #expect(Date().timeIntervalSince(started) < 60)
         #expect(app.terminate(limit: 1) == SIGKILL)
+        // One that ignores SIGTERM is killed after the limit too.
+        let deaf = try folder.file("deaf-app", data: Data("#!/bin/sh\ntrap '' TERM\necho deaf\nexec sleep 600\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: deaf.path)
+        let deafApp = try AppUnderTest.launch(deaf, with: AppLaunchConfiguration())
+        #expect(deafApp.nextOutputLine(timeout: 60) == "deaf")  // SIGTERM is ignored from now on
+        #expect(deafApp.terminate(limit: 1) == SIGKILL)
     }
 
     @Test("the runner waits for a request the running app makes, woken by it long before the time-out")

@@ -16,7 +16,20 @@ public final class StubURLProtocol: URLProtocol {
     /// and whether `stopLoading` came first. FoundationNetworking can do that: a task cancelled while its
     /// protocol waits for the URL cache's reply may have its stop queued ahead of its start (seen in the
     /// stress test, about one cancel in 10,000). Such a load must never call the client.
-    private let state = Locked<(load: StubLoad?, stoppedBeforeStart: Bool)>((nil, false))
+    /// The early stop ends one start only: FoundationNetworking's `resume()` after a `suspend()` starts
+    /// the same instance again, and that start must serve the request.
+    private let state = Locked(LoadState())
+
+    private struct LoadState {
+        var load: StubLoad?
+        var stoppedBeforeStart = false
+
+        /// Whether a stop came before this start; either way the next start is a fresh one.
+        mutating func takeStopBeforeStart() -> Bool {
+            defer { stoppedBeforeStart = false }
+            return stoppedBeforeStart
+        }
+    }
 
     /// The engine that answers requests, process-wide.
     static let servingEngine = Locked<StubEngine?>(nil)
@@ -52,14 +65,14 @@ public final class StubURLProtocol: URLProtocol {
 
     public override func startLoading() {
         guard let engine = Self.currentEngine else {
-            guard !state.withLock({ $0.stoppedBeforeStart }) else { return }
+            guard !state.withLock({ $0.takeStopBeforeStart() }) else { return }
             client?.urlProtocol(self, didFailWithError: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "StubKit: no stub engine is active"]))
             return
         }
         let load = StubLoad(instance: self, engine: engine, task: task)
         let stoppedFirst = state.withLock { state in
             state.load = load
-            return state.stoppedBeforeStart
+            return state.takeStopBeforeStart()
         }
         // A load stopped before it started is over: nothing is sent; it is journalled as cancelled.
         if stoppedFirst {
