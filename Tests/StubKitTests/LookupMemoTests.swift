@@ -54,6 +54,19 @@ struct LookupMemoTests {
         #expect(match.bundle == "second")
     }
 
+    @Test("deactivating the rules frees them and the request bodies kept for them, even when no load took its lookup")
+    func deactivationFreesKeptLookups() throws {
+        let folder = try TemporaryFolder()
+        let engine = StubEngine()
+        try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": Self.rules]))
+        weak var oldIndex = engine.snapshot.index
+        // canInit took these, but no load started (a task cancelled before it started, or canInit asked twice).
+        #expect(engine.handles(request("POST", "/orders", body: "a")) && engine.handles(request("GET", "/menu")))
+        engine.deactivate(template: "orders")
+        #expect(engine.lookups.count == 0)
+        #expect(oldIndex == nil, "the deactivated rules are still kept alive by canInit's lookups")
+    }
+
     @Test("the same request taken twice starts twice with the right rule; lookups are used once and bounded")
     func sameRequestTwice() throws {
         let folder = try TemporaryFolder()
@@ -88,6 +101,30 @@ extension URLProtocolSuites {
             }
             #expect(statuses.count == 40)
             for (body, status) in statuses { #expect(status == (body == "a" ? 201 : 202), "body \(body)") }
+            #expect(engine.lookups.count == 0, "startLoading did not use the lookups canInit kept")
+        }
+
+        // Apple's loading system asks canInit with the body as `httpBody` and starts the load with it
+        // moved into `httpBodyStream`; the lookup canInit kept must not stay behind holding the body.
+        @Test("a body canInit saw whole but startLoading gets as a stream: the kept lookup is taken, the answer is right")
+        func bodyMovedIntoStream() async throws {
+            let folder = try TemporaryFolder()
+            let engine = StubEngine()
+            try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": LookupMemoTests.rules]))
+            let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+            defer { session.finishTasksAndInvalidate() }
+            let whole = LookupMemoTests().request("POST", "/orders", body: "b")
+            #expect(StubURLProtocol.canInit(with: whole))
+            #expect(engine.lookups.count == 1)
+            var streamed = whole
+            streamed.httpBody = nil
+            streamed.httpBodyStream = InputStream(data: Data("b".utf8))
+            let client = ServingLifecycleTests.CountingClient()
+            let instance = StubURLProtocol(request: streamed, cachedResponse: nil, client: client)
+            instance.startLoading()
+            #expect(await Eventually.becomesTrue(within: 10) { client.calls.withLock { $0.contains("finish") } })
+            #expect(engine.journal.entries.map(\.status) == [202])
+            #expect(engine.lookups.count == 0, "canInit's lookup (and the body it holds) stayed in the memo")
         }
     }
 }

@@ -90,6 +90,7 @@ public final class StubEngine: Sendable {
             shared.bundles.append(bundle)
             shared.index = RuleIndex(bundles: shared.bundles)
         }
+        lookups.removeAll()
     }
 
     /// Deactivates every bundle of `template` in one step: a request answered meanwhile sees the
@@ -109,6 +110,7 @@ public final class StubEngine: Sendable {
             shared.scenarioStates = [:]
             shared.hits = [:]
         }
+        lookups.removeAll()
     }
 
     /// Rules built or changed in code may not have their headers prepared; loaded ones have.
@@ -135,6 +137,7 @@ public final class StubEngine: Sendable {
             shared.scenarioStates = [:]
             shared.hits = [:]
         }
+        lookups.removeAll()
     }
 
     /// Returns scenarios and sequences to their start, keeping the active bundles.

@@ -60,6 +60,12 @@ final class LookupMemo: Sendable {
         }
     }
 
+    /// Forgets every lookup: called when the engine's index is replaced, so lookups against the old
+    /// one (never reused) do not keep its rules, and the request bodies they hold, alive.
+    func removeAll() {
+        recent.withLock { $0.removeAll() }
+    }
+
     /// How many lookups are kept (for tests).
     var count: Int { recent.withLock { $0.count } }
 }

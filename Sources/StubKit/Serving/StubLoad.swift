@@ -87,7 +87,9 @@ final class StubLoad: @unchecked Sendable {
                 ]), request: stubRequest)
                 return
             }
-            handle(request, redirects: 0)
+            // canInit saw this body as `httpBody` (Apple moves it into a stream on the way): take its
+            // lookup, or it stays in the memo holding the body and an old index.
+            handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(request)))
             return
         }
         handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(original)))
