@@ -65,6 +65,7 @@ struct SessionCoverageTests {
         #expect(configuration.urlCache == nil)
         #expect(configuration.protocolClasses?.first == StubURLProtocol.self)
         #expect(base.urlCache === cache)
+        #expect(URLSessionConfiguration.stubbed(by: engine, base: base, keepingURLCache: true).urlCache === cache)
         engine.unregister()
     }
 }

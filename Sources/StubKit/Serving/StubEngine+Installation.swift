@@ -68,15 +68,17 @@ extension StubURLProtocol {
 extension URLSessionConfiguration {
     /// A copy of `.default` whose sessions are answered by `engine`: the one line for custom sessions.
     ///
-    /// It has no URL cache. Stubbed answers are never stored in one (they are handed over with
-    /// `.notAllowed`, as are forwarded ones), yet the cache would be asked before the stubs on every
-    /// request: on Linux that lookup costs about as much as all of StubKit's own work per request
-    /// (docs/benchmarks.md). Requests no rule takes go to the network uncached, so a test run does not
-    /// depend on what an earlier request fetched. Set `urlCache` on the result to have one.
-    public static func stubbed(by engine: StubEngine, base: URLSessionConfiguration = .default) -> URLSessionConfiguration {
+    /// It has no URL cache unless `keepingURLCache` is true. Stubbed answers are never stored in one
+    /// (they are handed over with `.notAllowed`, as are forwarded ones), yet the cache would be asked
+    /// before the stubs on every request: on Linux that lookup costs about as much as all of StubKit's own
+    /// work per request (docs/benchmarks.md). Without it, requests no rule takes go to the network
+    /// uncached, so a test run does not depend on what an earlier request fetched. Keep the base's cache
+    /// when the code under test relies on it (a cache filled in advance, `.returnCacheDataDontLoad`).
+    public static func stubbed(by engine: StubEngine, base: URLSessionConfiguration = .default,
+                               keepingURLCache: Bool = false) -> URLSessionConfiguration {
         let configuration = base.copy() as! URLSessionConfiguration
         engine.install(into: configuration)
-        configuration.urlCache = nil
+        if !keepingURLCache { configuration.urlCache = nil }
         return configuration
     }
 }
