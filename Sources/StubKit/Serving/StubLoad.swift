@@ -87,12 +87,11 @@ final class StubLoad: @unchecked Sendable {
                 ]), request: stubRequest)
                 return
             }
-            // canInit saw this body as `httpBody` (Apple moves it into a stream on the way): take its
-            // lookup, or it stays in the memo holding the body and an old index.
-            handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(request)))
-            return
         }
-        handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(original)))
+        // Keyed by the request with its body read: canInit may have seen a body as `httpBody` that Apple
+        // moved into a stream on the way; its lookup must be taken, or it stays in the memo holding the
+        // body and an old index.
+        handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(request)))
     }
 
     /// Called in `stopLoading`. No client call follows; a load stopped half-way is journalled as cancelled.
