@@ -19,6 +19,7 @@ var profileLoad: (rules: Int, times: Int)? = nil
 var profileLoadRegex: (rules: Int, times: Int)? = nil
 var profileE2E = false
 var profileE2EFloor = false
+var profileE2EFloorNoCache = false
 var profileE2ECount = 20_000
 var adversarial = false, shapesOnly = false, regexLoadOnly = false
 var liveJournal = false
@@ -51,6 +52,7 @@ while let arg = args.first {
         // callgrind. `--profile-e2e floor N` sends N through a minimal constant URLProtocol instead, so
         // two runs with the same N can be diffed function by function (docs/benchmarks.md).
         if args.first == "floor" { profileE2EFloor = true; args.removeFirst() }
+        if args.first == "floor-nocache" { profileE2EFloor = true; profileE2EFloorNoCache = true; args.removeFirst() }
         if let count = Int(args.first ?? "") { profileE2ECount = count; args.removeFirst() }
         profileE2E = true
     case "--profile-load":
@@ -188,6 +190,7 @@ if profileE2E {
     if profileE2EFloor {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [ConstantProtocol.self]
+        if profileE2EFloorNoCache { configuration.urlCache = nil }
         session = URLSession(configuration: configuration)
     } else {
         let folder = try makeBundle("profile-e2e", rules: 1_000, plist: false)
