@@ -14,6 +14,32 @@ struct LiveJournalTests {
         return LiveJournalLine.request(entry).encoded
     }
 
+    @Test("a journal entry names its rule by file:line:column and key path, put together only when read, and across processes")
+    func ruleReferenceIsPutTogetherWhenRead() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("refs", ["stubsRules.json": "[\n  { \"path\": \"/a\" },\n  { \"name\": \"menu\", \"path\": \"/menu\", \"body\": \"{}\" }\n]\n"])
+        let rules = BundleLoader().load(folder: bundle).bundle.rules
+        let rule = try #require(rules.last)
+        let lazy = JournalEntry.RuleReference(rule)
+        let location = bundle.appendingPathComponent("stubsRules.json").path + ":3:3"
+        #expect(lazy.name == "menu" && lazy.keyPath == "[1]")
+        #expect(lazy.location == location)
+        // One made from text (what a test runner reads from the live journal) is the same reference.
+        let eager = JournalEntry.RuleReference(name: "menu", location: location, keyPath: "[1]")
+        #expect(lazy == eager && Set([lazy, eager]).count == 1)
+        var moved = lazy
+        moved.location = "other.json:1:1"
+        #expect(moved.location == "other.json:1:1" && moved != lazy)
+
+        let entry = JournalEntry(id: 7, startedAt: Date(timeIntervalSince1970: 1_700_000_000), duration: 0, request: StubRequest(url: URL(string: "https://h/menu")!),
+                                 bundle: "refs", rule: lazy, status: 200, responseHeaders: [:], responseBody: nil, responseBodySize: 0, error: nil, nearMisses: [])
+        guard case .request(let read)? = try LiveJournalLine(decoding: LiveJournalLine.request(entry).encoded) else {
+            Issue.record("the live journal line was not read back as a request")
+            return
+        }
+        #expect(read.rule == lazy && read.rule?.location == location)
+    }
+
     @Test("half a line is not read until its newline arrives; the rest wakes the wait; a bad line is named")
     func partialLines() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("stubkit-live-test-\(UUID().uuidString).jsonl")

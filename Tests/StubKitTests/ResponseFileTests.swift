@@ -110,6 +110,27 @@ struct ResponseFileTests {
         #expect(html.contains("response body truncated: 8 of 16 bytes kept"))
     }
 
+    @Test("the journal shows the body that was sent, even when the (memory-mapped) response file is rewritten afterwards")
+    func journalKeepsItsOwnCopyOfAMappedFile() async throws {
+        let folder = try TemporaryFolder()
+        // Over ResponseBodyReader.mapThreshold, so the body is read memory-mapped.
+        let size = 200 << 10
+        let sent = String(repeating: "a", count: size)
+        let bundle = try folder.bundle("mapped", ["stubsRules.json": #"[ { "path": "/big", "response": "big.txt" } ]"#, "big.txt": sent])
+        let engine = StubEngine()
+        try engine.activate(folder: bundle)
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        let result = await session.result("GET", "https://any.test/big")
+        #expect(result.data?.count == size)
+        // Rewritten in place (same size, same inode): a mapping of the file would now show the new bytes.
+        let handle = try FileHandle(forWritingTo: bundle.appendingPathComponent("big.txt"))
+        try handle.write(contentsOf: Data(String(repeating: "b", count: size).utf8))
+        try handle.close()
+        let kept = try #require(engine.journal.entries.last?.responseBody)
+        #expect(kept.count == size)
+        #expect(kept.allSatisfy { $0 == UInt8(ascii: "a") }, "the journal's body changed with the file: it holds the mapping, not a copy")
+    }
+
     @Test("the journal's total body budget drops the oldest entries")
     func journalByteBudget() {
         let journal = StubJournal(limits: StubJournal.Limits(maximumEntries: 100, maximumBodySize: 100, maximumTotalBodyBytes: 250))

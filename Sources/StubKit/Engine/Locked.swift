@@ -1,20 +1,75 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A value behind one lock, reached only through `withLock`.
+/// A value behind one lock, reached only through `withLock`. Copies share the value and the lock.
 ///
-/// `NSLock` rather than `Synchronization.Mutex` so the library still builds for Apple deployment
-/// targets older than macOS 15 / iOS 18.
-package final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// The value and a pthread mutex live in one allocation (a `ManagedBuffer`, as SwiftNIO's `NIOLock`
+/// does): every stubbed request makes and frees a few of these, and an `NSLock` is an object of its own
+/// with a mutex allocated apart (three allocations instead of one). Not `Synchronization.Mutex`, so the
+/// library still builds for Apple deployment targets older than macOS 15 / iOS 18.
+package struct Locked<Value>: @unchecked Sendable {
+    private let storage: LockStorage<Value>
 
     package init(_ value: Value) {
-        self.value = value
+        storage = LockStorage.make(value, recursive: false)
     }
 
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+}
+
+/// A lock the thread holding it may take again (a client call can lead the loading system to call
+/// `stopLoading` on the same thread, see ``LoadExecutor``). One allocation, like ``Locked``.
+struct RecursiveLock: @unchecked Sendable {
+    private let storage = LockStorage.make((), recursive: true)
+
+    func lock() {
+        storage.withUnsafeMutablePointerToElements { _ = pthread_mutex_lock($0) }
+    }
+
+    func unlock() {
+        storage.withUnsafeMutablePointerToElements { _ = pthread_mutex_unlock($0) }
+    }
+
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// The value (the buffer's header) and its mutex (the buffer's one element), which never moves.
+final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value, recursive: Bool) -> LockStorage<Value> {
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockStorage<Value>.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            let result: Int32
+            if recursive {
+                var attributes = pthread_mutexattr_t()
+                pthread_mutexattr_init(&attributes)
+                pthread_mutexattr_settype(&attributes, .init(PTHREAD_MUTEX_RECURSIVE))
+                result = pthread_mutex_init(mutex, &attributes)
+                pthread_mutexattr_destroy(&attributes)
+            } else {
+                result = pthread_mutex_init(mutex, nil)
+            }
+            precondition(result == 0, "StubKit: pthread_mutex_init failed (\(result))")
+        }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_destroy($0) }
     }
 }

@@ -64,15 +64,51 @@ public struct JournalEntry: Sendable {
     public static var maximumBodySize: Int { StubJournal.Limits.default.maximumBodySize }
 
     /// A rule as the journal names it.
+    ///
+    /// Made for every answered request, so the location text is put together only when read (a
+    /// journal is written far more often than it is read); equality and hashing use the text.
     public struct RuleReference: Sendable, Hashable {
         public var name: String
-        public var location: String
         public var keyPath: String
+        private var place: Place
+
+        private enum Place: Sendable {
+            case text(String)
+            case source(RuleSource)
+        }
+
+        /// `file:line:column`, or `file (keyPath)` when the rule's format has no positions.
+        public var location: String {
+            get {
+                switch place {
+                case .text(let text): return text
+                case .source(let source): return source.locationDescription
+                }
+            }
+            set { place = .text(newValue) }
+        }
 
         package init(name: String, location: String, keyPath: String) {
             self.name = name
-            self.location = location
             self.keyPath = keyPath
+            self.place = .text(location)
+        }
+
+        /// The reference to a rule, its location put together when first read.
+        package init(_ rule: StubRule) {
+            self.name = rule.displayName
+            self.keyPath = rule.source.keyPath
+            self.place = .source(rule.source)
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.name == rhs.name && lhs.keyPath == rhs.keyPath && lhs.location == rhs.location
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(keyPath)
+            hasher.combine(location)
         }
     }
 

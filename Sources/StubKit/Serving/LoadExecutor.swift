@@ -23,7 +23,7 @@ import FoundationNetworking
 /// lead the loading system to call `stopLoading` on the same thread.
 final class LoadExecutor: @unchecked Sendable {
     // `instance`, `context` and `timer` are guarded by `lock`; `context` is set once, lazily.
-    private let lock = NSRecursiveLock()
+    private let lock = RecursiveLock()
     private weak var instance: URLProtocol?
     private var stopped = false
     private var finished = false

@@ -179,6 +179,10 @@ final class StubLoad: @unchecked Sendable {
         // Small bodies go in one piece everywhere; only large or throttled ones are worth streaming.
         let chunkSize = reader.length > StubURLProtocol.streamingThreshold || response.throttle != nil
             ? StubURLProtocol.chunkSize(for: task) : Int.max
+        if chunkSize == Int.max && response.throttle == nil {
+            sendWhole(reader, rendered: renderedBody, match: match, stubRequest: stubRequest, headers: headers, url: url)
+            return
+        }
         let streamer = BodyStreamer(
             reader: reader, rendered: renderedBody, chunkSize: chunkSize,
             throttle: chunkSize == Int.max ? nil : response.throttle, executor: executor,
@@ -205,6 +209,29 @@ final class StubLoad: @unchecked Sendable {
         } else {
             streamer.start()
         }
+    }
+
+    /// The body in one piece, now: what nearly every stubbed request takes (a small body, no throttle),
+    /// so it costs no streamer and no closures. The same client calls and journal entry as
+    /// ``BodyStreamer``'s one-piece delivery.
+    private func sendWhole(_ reader: ResponseBodyReader, rendered: Data?, match: StubMatch, stubRequest: StubRequest,
+                           headers: [String: String], url: URL) {
+        let whole: Data
+        do {
+            whole = try rendered ?? reader.whole()
+        } catch {
+            fail(PreparedResponse.unreadable(match, url: url, error), request: stubRequest, match: match)
+            return
+        }
+        if !whole.isEmpty { executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) } }
+        // The journal shares a small body; a larger one may be a mapped file, which the journal must
+        // not keep mapped (a file cut short under the mapping would crash a later read): it gets a copy.
+        let keepLimit = engine.journal.limits.maximumBodySize
+        let truncated = whole.count > keepLimit
+        let kept = whole.count <= ResponseBodyReader.mapThreshold && !truncated ? whole : Data(whole.prefix(keepLimit))
+        record(stubRequest, match: match, status: match.response.status, headers: headers, body: kept,
+               bodySize: whole.count, truncated: truncated, final: true)
+        executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
     }
 
     private func redirect(to next: URLRequest, response: HTTPURLResponse, match: StubMatch, stubRequest: StubRequest,
@@ -288,7 +315,7 @@ final class StubLoad: @unchecked Sendable {
     }
 
     private static func reference(_ match: StubMatch) -> JournalEntry.RuleReference {
-        JournalEntry.RuleReference(name: match.rule.displayName, location: match.rule.source.locationDescription, keyPath: match.rule.source.keyPath)
+        JournalEntry.RuleReference(match.rule)
     }
 }
 

@@ -147,7 +147,7 @@ final class RequestDispatcher: Sendable {
     }
 
     static func ruleReference(_ match: StubMatch) -> JournalEntry.RuleReference {
-        JournalEntry.RuleReference(name: match.rule.displayName, location: match.rule.source.locationDescription, keyPath: match.rule.source.keyPath)
+        JournalEntry.RuleReference(match.rule)
     }
 
     /// Writes the journal entry of one exchange (`rule`: the match's reference, when already made).
