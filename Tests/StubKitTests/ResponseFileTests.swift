@@ -77,6 +77,26 @@ struct ResponseFileTests {
         #expect(result.response?.value(forHTTPHeaderField: "Content-Length") == "19")
     }
 
+    @Test("a rule is a value: changing a copy in code changes neither the rule it was copied from nor what that one serves")
+    func rulesAreValues() async throws {
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("values", ["stubsRules.json": #"[ { "name": "menu", "path": "/menu", "body": "original" } ]"#])
+        let loaded = BundleLoader().load(folder: bundle).bundle
+        var changed = loaded
+        changed.rules[0].name = "changed"
+        changed.rules[0].priority = 9
+        changed.rules[0].response.body = .inline(Data("changed".utf8))
+        changed.rules[0].request.host = "elsewhere.test"
+        #expect(loaded.rules[0].name == "menu" && loaded.rules[0].priority == 0 && loaded.rules[0].request.host == nil)
+        #expect(changed.rules[0].name == "changed" && changed.rules[0].priority == 9 && changed.rules[0].request.host == "elsewhere.test")
+        let engine = StubEngine()
+        engine.activate(loaded)
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        let result = await session.result("GET", "https://any.test/menu")
+        #expect(result.text == "original")
+        #expect(engine.journal.entries.last?.rule?.name == "menu")
+    }
+
     @Test("the journal keeps its limits: oldest entries dropped and counted, bodies cut and marked in HAR and report")
     func journalLimits() async throws {
         let folder = try TemporaryFolder()
