@@ -2,15 +2,24 @@ import Foundation
 
 /// One rule of a stub bundle: which requests it answers, and with what.
 ///
-/// A value, kept in one shared box until a copy is changed (copy-on-write): on its way from the
-/// index to the journal a rule is copied several times per request, and copying its twenty-odd
-/// strings, arrays and dictionaries each time was about 10k instructions per request (callgrind,
-/// docs/benchmarks.md). A copy is now one reference count.
+/// A value whose parts live in one shared, unchanging box: on its way from the index to the journal a
+/// rule is copied several times per request, and copying its twenty-odd strings, arrays and
+/// dictionaries each time was about 10k instructions per request (callgrind, docs/benchmarks.md). A
+/// copy is now one reference count; changing a rule gives it a new box, so copies never see it.
 public struct StubRule: Sendable {
     private var storage: Storage
 
-    /// The rule's parts. Changed only through a `StubRule` that holds the only reference to it.
-    private final class Storage: @unchecked Sendable {
+    /// The rule's parts, never changed: changing a rule puts changed parts in a new box. Read through
+    /// `_read` accessors, so reading `rule.request.path` borrows it and copies nothing.
+    private final class Storage: Sendable {
+        let parts: Parts
+
+        init(_ parts: Parts) {
+            self.parts = parts
+        }
+    }
+
+    private struct Parts: Sendable {
         var name: String?
         var source: RuleSource
         var request: RequestConditions
@@ -18,68 +27,54 @@ public struct StubRule: Sendable {
         var sequence: ResponseSequence?
         var newState: String?
         var priority: Int
-
-        init(name: String?, source: RuleSource, request: RequestConditions, response: StubResponse,
-             sequence: ResponseSequence?, newState: String?, priority: Int) {
-            self.name = name
-            self.source = source
-            self.request = request
-            self.response = response
-            self.sequence = sequence
-            self.newState = newState
-            self.priority = priority
-        }
-
-        func copy() -> Storage {
-            Storage(name: name, source: source, request: request, response: response, sequence: sequence, newState: newState, priority: priority)
-        }
     }
 
-    /// The storage, copied first when another rule shares it.
-    private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
+    /// Changes the rule's parts (rare: loading and activating, and code that builds rules).
+    private mutating func change(_ body: (inout Parts) -> Void) {
+        var parts = storage.parts
+        body(&parts)
+        storage = Storage(parts)
     }
 
     /// The name used in reports: the rule's `name`, or `METHOD path` when it has none.
     public var name: String? {
-        get { storage.name }
-        set { unique().name = newValue }
+        _read { yield storage.parts.name }
+        set { change { $0.name = newValue } }
     }
     /// Where the rule is written.
     public var source: RuleSource {
-        get { storage.source }
-        set { unique().source = newValue }
+        _read { yield storage.parts.source }
+        set { change { $0.source = newValue } }
     }
     public var request: RequestConditions {
-        get { storage.request }
-        set { unique().request = newValue }
+        _read { yield storage.parts.request }
+        set { change { $0.request = newValue } }
     }
     /// The response, or the first of a sequence.
     public var response: StubResponse {
-        get { storage.response }
-        set { unique().response = newValue }
+        _read { yield storage.parts.response }
+        set { change { $0.response = newValue } }
     }
     /// Responses used in order on repeated requests (`responses`), when the rule has more than one.
     public var sequence: ResponseSequence? {
-        get { storage.sequence }
-        set { unique().sequence = newValue }
+        _read { yield storage.parts.sequence }
+        set { change { $0.sequence = newValue } }
     }
     /// The scenario state to move to after answering (`setState`), in `request.scenario`'s scenario.
     public var newState: String? {
-        get { storage.newState }
-        set { unique().newState = newValue }
+        _read { yield storage.parts.newState }
+        set { change { $0.newState = newValue } }
     }
     /// Higher first. Defaults to 0.
     public var priority: Int {
-        get { storage.priority }
-        set { unique().priority = newValue }
+        _read { yield storage.parts.priority }
+        set { change { $0.priority = newValue } }
     }
 
     public init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse,
                 sequence: ResponseSequence? = nil, newState: String? = nil, priority: Int = 0) {
-        storage = Storage(name: name, source: source, request: request, response: response, sequence: sequence,
-                          newState: newState, priority: priority)
+        storage = Storage(Parts(name: name, source: source, request: request, response: response, sequence: sequence,
+                                newState: newState, priority: priority))
     }
 
     /// Whether answering depends on or changes engine state (sequences, scenarios, random delays).

@@ -41,7 +41,8 @@ public struct JournalEntry: Sendable {
 
     public init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
                 status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,
-                responseBodyTruncated: Bool = false, passedThrough: Bool = false, error: ErrorInfo?, nearMisses: [NearMiss]) {
+                responseBodyTruncated: Bool = false, passedThrough: Bool = false, error: ErrorInfo?, nearMisses: [NearMiss],
+                recordedAs: String? = nil, recordingFailure: String? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.duration = duration
@@ -57,6 +58,8 @@ public struct JournalEntry: Sendable {
         self.passedThrough = passedThrough
         self.error = error
         self.nearMisses = nearMisses
+        self.recordedAs = recordedAs
+        self.recordingFailure = recordingFailure
     }
 
     /// Bodies larger than this were counted, not kept. The limit is now the journal's own.

@@ -100,9 +100,15 @@ public final class StubJournal: Sendable {
             // The journal's limits count body bytes: the decoded body matching left behind goes.
             entry.request.dropDecodedBody()
             Self.cut(&entry, to: state.limits.maximumBodySize)
-            state.storage.append(entry)
             state.live?.append(.request(entry))
             state.bodyBytes += Self.bodyBytes(of: entry)
+            guard !state.waiters.isEmpty else {
+                // Nobody waits (nearly always): the entry is moved into storage, not copied.
+                state.storage.append(consume entry)
+                Self.dropOldest(&state)
+                return []
+            }
+            state.storage.append(entry)
             Self.dropOldest(&state)
             var ready: [@Sendable () -> Void] = []
             let kept = state.entries

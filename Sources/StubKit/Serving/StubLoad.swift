@@ -303,19 +303,14 @@ final class StubLoad: @unchecked Sendable {
             guard first else { return }
         }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+        let rule = match.map { JournalEntry.RuleReference($0.rule) }
+        let errorInfo = error.map { JournalEntry.ErrorInfo(code: $0.errorCode, description: $0.localizedDescription) }
         engine.journal.record { id in
-            var entry = JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
-                         rule: match.map(Self.reference), status: status, responseHeaders: headers, responseBody: body,
+            JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
+                         rule: rule, status: status, responseHeaders: headers, responseBody: body,
                          responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
-                         error: error.map { .init(code: $0.errorCode, description: $0.localizedDescription) }, nearMisses: nearMisses)
-            entry.recordedAs = recordedAs
-            entry.recordingFailure = recordingFailure
-            return entry
+                         error: errorInfo, nearMisses: nearMisses, recordedAs: recordedAs, recordingFailure: recordingFailure)
         }
-    }
-
-    private static func reference(_ match: StubMatch) -> JournalEntry.RuleReference {
-        JournalEntry.RuleReference(match.rule)
     }
 }
 
