@@ -40,18 +40,23 @@ public struct StubRequest: Sendable {
     public let queryItems: [(name: String, value: String)]
 
     public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
-        self.method = method.uppercased()
+        self.method = Self.asciiCased(method, upper: true)
         self.url = url
         var lowered: [String: String] = [:]
-        for (name, value) in headers { lowered[name.lowercased()] = value }
+        if !headers.isEmpty {
+            lowered.reserveCapacity(headers.count)
+            for (name, value) in headers { lowered[Self.asciiCased(name, upper: false)] = value }
+        }
         self.headers = lowered
         self.body = body
         self.bodyCache = body.map { _ in RequestBodyCache() }
         // Read straight from the URL: URLComponents would parse the whole string again, on every request.
-        self.scheme = (url.scheme ?? "").lowercased()
-        self.host = (url.host ?? "").lowercased()
+        self.scheme = Self.asciiCased(url.scheme ?? "", upper: false)
+        self.host = Self.asciiCased(url.host ?? "", upper: false)
         // A segment with nothing to decode stays a slice of the path: no copy per segment.
-        self.pathSegments = PathPattern.segments(ofPath: url.path(percentEncoded: true)).map {
+        let path = url.path(percentEncoded: true)
+        let segments = PathPattern.segments(ofPath: path)
+        self.pathSegments = !path.utf8.contains(UInt8(ascii: "%")) ? segments : segments.map {
             PathPattern.contains($0, "%") ? Substring(PathPattern.percentDecoded($0)) : $0
         }
         var items: [(name: String, value: String)] = []
@@ -62,6 +67,16 @@ public struct StubRequest: Sendable {
             }
         }
         self.queryItems = items
+    }
+
+    /// The text upper- or lower-cased as `uppercased()`/`lowercased()` would, without building a new
+    /// string when it is ASCII and already so (a method, scheme, host or header name nearly always is).
+    static func asciiCased(_ text: String, upper: Bool) -> String {
+        let (from, to) = upper ? (UInt8(ascii: "a"), UInt8(ascii: "z")) : (UInt8(ascii: "A"), UInt8(ascii: "Z"))
+        for byte in text.utf8 where byte >= 0x80 || (byte >= from && byte <= to) {
+            return upper ? text.uppercased() : text.lowercased()
+        }
+        return text
     }
 
     public init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {

@@ -37,6 +37,17 @@ extension PathPattern {
         return captures
     }
 
+    /// Whether the pattern matches the segments, capturing nothing (what matching a rule needs; the
+    /// parameters are captured once, for the rule that answers).
+    public func matches(_ segments: [Substring]) -> Bool {
+        guard !components.contains(.globstar) else { return match(segments) != nil }
+        guard segments.count == components.count else { return false }
+        for (component, segment) in zip(components, segments) {
+            if case .literal(let literal) = component, segment != literal { return false }
+        }
+        return true
+    }
+
     private func matchWithoutGlobstar(_ segments: [Substring]) -> [String: String]? {
         guard segments.count == components.count else { return nil }
         var captures: [String: String] = [:]

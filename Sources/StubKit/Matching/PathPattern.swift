@@ -111,6 +111,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     public static func segments(ofPath path: String) -> [Substring] {
         // A byte scan: the generic split(separator:) on Characters is several times slower.
         var result: [Substring] = []
+        result.reserveCapacity(8)
         let utf8 = path.utf8
         var start = utf8.startIndex
         var index = start

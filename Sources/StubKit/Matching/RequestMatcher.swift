@@ -55,7 +55,7 @@ enum RequestMatcher {
         if let host = conditions.host, host != request.host {
             guard report(Mismatch(field: "host", expected: host, actual: request.host)) else { return }
         }
-        if let path = conditions.path, path.match(request.pathSegments) == nil {
+        if let path = conditions.path, !path.matches(request.pathSegments) {
             guard report(Mismatch(field: "path", expected: path.description, actual: "/" + request.pathSegments.joined(separator: "/"),
                                   detail: pathDetail(path, request.pathSegments))) else { return }
         }
@@ -66,7 +66,7 @@ enum RequestMatcher {
                                       detail: outcome == .overBudget ? Mismatch.regexOverBudget : nil)) else { return }
             }
         }
-        for name in conditions.query.keys.sorted() {
+        for name in sortedKeys(conditions.query) {
             let condition = conditions.query[name]!
             let actual = request.queryValue(name)
             let outcome = condition.evaluate(actual)
@@ -75,7 +75,7 @@ enum RequestMatcher {
                                       detail: outcome == .overBudget ? Mismatch.regexOverBudget : nil)) else { return }
             }
         }
-        for name in conditions.headers.keys.sorted() {
+        for name in sortedKeys(conditions.headers) {
             let condition = conditions.headers[name]!
             let actual = request.header(name)
             let outcome = condition.evaluate(actual)
@@ -95,6 +95,16 @@ enum RequestMatcher {
             if let failure = matcher.failure(for: request) {
                 guard report(Mismatch(field: "body", expected: matcher.description, actual: bodyPreview(request.body), detail: failure)) else { return }
             }
+        }
+    }
+
+    /// The names in a fixed order (so the first mismatch reported does not depend on hashing); no
+    /// sort for the none or one that nearly every rule has.
+    private static func sortedKeys(_ conditions: [String: ValueMatcher]) -> [String] {
+        switch conditions.count {
+        case 0: return []
+        case 1: return [conditions.first!.key]
+        default: return conditions.keys.sorted()
         }
     }
 

@@ -129,7 +129,8 @@ final class RuleIndex: Sendable {
     /// The best rule for the request, and the rules that went over budget on the way.
     func lookup(for request: StubRequest, states: [String: String] = [:]) -> Lookup {
         var candidates = alwaysChecked
-        urlLiterals.forEachMatch(in: request.url.absoluteString) { candidates.append($0) }
+        // Only rules written as URL expressions need the URL's text.
+        if !urlLiterals.isEmpty { urlLiterals.forEachMatch(in: request.url.absoluteString) { candidates.append($0) } }
         var nodes: [Int] = []
         paths.collect(matching: request.pathSegments[...], into: &nodes)
         for node in nodes { buckets[node].collect(for: request, into: &candidates) }

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import StubKit
+import StubKitTestSupport
+
+/// The fast paths of building a request and matching a path give exactly what the plain ways give.
+struct RequestNormalizationTests {
+    static let texts = ["GET", "get", "gEt", "POST", "", "Host.Example", "api.example.com", "X-Request-ID", "x-request-id",
+                        "straße", "Straße", "ÉCOLE", "école", "İstanbul", "ﬁle", "ǅ", "a1-B2_c3.D4", "\u{0130}", "ß"]
+
+    @Test("method, scheme, host and header names are cased as uppercased()/lowercased() would, ASCII or not")
+    func casing() throws {
+        for text in Self.texts {
+            #expect(StubRequest.asciiCased(text, upper: true) == text.uppercased(), "\(text)")
+            #expect(StubRequest.asciiCased(text, upper: false) == text.lowercased(), "\(text)")
+            let request = StubRequest(method: text.isEmpty ? "GET" : text, url: URL(string: "https://API.Example.COM/a")!, headers: [text: "v", "Accept": "x"])
+            #expect(request.method == (text.isEmpty ? "GET" : text.uppercased()))
+            #expect(request.headers[text.lowercased()] == "v" && request.headers["accept"] == "x")
+            #expect(request.host == "api.example.com" && request.scheme == "https")
+        }
+    }
+
+    @Test("path segments: percent-escapes decoded only where present, empty segments dropped")
+    func segments() {
+        let plain = StubRequest(url: URL(string: "https://h//api/v1/resource500/42/")!)
+        #expect(plain.pathSegments == ["api", "v1", "resource500", "42"])
+        let escaped = StubRequest(url: URL(string: "https://h/files/a%20b/%C3%A9t%C3%A9/plain")!)
+        #expect(escaped.pathSegments == ["files", "a b", "été", "plain"])
+    }
+
+    @Test("PathPattern.matches agrees with match(_:) on generated patterns and paths (fixed seed)")
+    func matchesAgreesWithMatch() {
+        let seed: UInt64 = 0x9A7_4C3
+        var rng = SeededGenerator(seed: seed)
+        let words = ["a", "b", "users", "42", "v1"]
+        let pieces = words + ["{id}", "*", "**"]
+        for _ in 0..<3_000 {
+            let text = "/" + (0..<Int.random(in: 0...4, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined(separator: "/")
+            // A parameter named twice is refused; such patterns are skipped.
+            guard let pattern = try? PathPattern(parsing: text) else { continue }
+            let segments = (0..<Int.random(in: 0...5, using: &rng)).map { _ in Substring(words.randomElement(using: &rng)!) }
+            #expect(pattern.matches(segments) == (pattern.match(segments) != nil), "seed \(seed): \(pattern) against /\(segments.joined(separator: "/"))")
+        }
+    }
+}
