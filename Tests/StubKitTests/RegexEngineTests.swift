@@ -204,6 +204,22 @@ struct RegexEngineTests {
     func requiredLiterals(pattern: String, literals: [String]) throws {
         #expect(try RegexPattern(pattern).requiredLiterals == literals)
     }
+
+    @Test("a literal indexes its rule unless it is under two bytes or a piece of every URL's scheme part")
+    func selectiveLiterals() throws {
+        // Every piece of "https://" and "http://", and literals around them, against the plain rule.
+        var literals = ["", "a", "é", "ap", "api", "//x", "https://a", "http:/x", "tps:", "ps:/", "https://h/users/", "ttp:"]
+        for scheme in ["https://", "http://"] {
+            let bytes = Array(scheme.utf8)
+            for start in bytes.indices { for end in (start + 1)...bytes.count { literals.append(String(decoding: bytes[start..<end], as: UTF8.self)) } }
+        }
+        for literal in literals {
+            let expected = literal.utf8.count >= 2 && !["https://", "http://"].contains { $0.contains(literal) }
+            #expect(RegexPattern.isSelective(literal) == expected, "\(literal)")
+        }
+        #expect(try RegexPattern("^https://.*").indexLiterals.isEmpty)
+        #expect(try RegexPattern("^https://api/x").indexLiterals == ["https://api/x"])
+    }
 }
 
 /// Random patterns from the subset real bundles use, and texts that hit them often.

@@ -111,7 +111,7 @@ struct RulesDecoder {
         var name: String? = nil
         var priority = 0
         var bodySources: [(key: String, position: SourcePosition?)] = []
-        var seen: SeenKeys = []
+        var seen = SeenKeys(capacity: entries.count)
         var responseItems: [(value: SourceValue, keyPath: String)]? = nil
         var whenExhausted = ResponseSequence.Exhausted.repeatLast
         var scenario: String? = nil, whenState: String? = nil, newState: String? = nil
@@ -274,68 +274,76 @@ struct RulesDecoder {
     }
 
     /// One key of a response (on the rule, or in `responses`).
+    /// A string's UTF-8 bytes as `Data`, copied from its storage in one piece (the generic
+    /// `Data(text.utf8)` goes byte by byte, a measurable part of loading many inline bodies).
+    static func utf8Data(_ text: String) -> Data {
+        var text = text
+        return text.withUTF8 { Data($0) }
+    }
+
     private mutating func decodeResponseKey(_ entry: SourceValue.Entry, into response: inout StubResponse,
                                             bodySources: inout [(key: String, position: SourcePosition?)], keyPath: String) {
-        let path = "\(keyPath).\(entry.key)"
+        // Built only when a diagnostic needs it (every key of every rule went through here).
+        func path() -> String { "\(keyPath).\(entry.key)" }
         switch entry.key {
         case "status", "status_code":
-            if let status = status(entry.value, keyPath: path) { response.status = status }
+            if let status = status(entry.value, keyPath: path()) { response.status = status }
         case "response":
             bodySources.append((entry.key, entry.keyPosition))
-            if let relative = string(entry.value, keyPath: path),
-               let url = responseFile(relative, at: entry.value.position, keyPath: path) {
+            if let relative = string(entry.value, keyPath: path()),
+               let url = responseFile(relative, at: entry.value.position, keyPath: path()) {
                 response.body = .file(url)
             }
         case "json_file":
             bodySources.append((entry.key, entry.keyPosition))
-            if let base = string(entry.value, keyPath: path),
-               let url = responseFile(base + ".json", at: entry.value.position, keyPath: path) {
+            if let base = string(entry.value, keyPath: path()),
+               let url = responseFile(base + ".json", at: entry.value.position, keyPath: path()) {
                 response.body = .file(url)
             }
         case "body":
             bodySources.append((entry.key, entry.keyPosition))
-            if let text = string(entry.value, keyPath: path) { response.body = .inline(Data(text.utf8)) }
+            if let text = string(entry.value, keyPath: path()) { response.body = .inline(Self.utf8Data(text)) }
         case "inline_response":
             // Real legacy files carry an empty inline_response beside json_file; only a non-empty one is a body.
-            if let text = string(entry.value, keyPath: path), !text.isEmpty {
+            if let text = string(entry.value, keyPath: path()), !text.isEmpty {
                 bodySources.append((entry.key, entry.keyPosition))
-                response.body = .inline(Data(text.utf8))
+                response.body = .inline(Self.utf8Data(text))
             }
         case "json":
             bodySources.append((entry.key, entry.keyPosition))
             response.body = .json(entry.value.jsonData())
         case "headers":
-            if let headers = stringPairs(entry.value, keyPath: path) {
+            if let headers = stringPairs(entry.value, keyPath: path()) {
                 // A set of names, not a scan per header: 20,000 headers over 20,000 defaults took 30 s.
                 let names = Set(headers.map { $0.name.lowercased() })
                 response.headers.removeAll { names.contains($0.name.lowercased()) }
                 response.headers.append(contentsOf: headers)
             }
         case "contentType":
-            response.contentType = string(entry.value, keyPath: path)
+            response.contentType = string(entry.value, keyPath: path())
         case "delay":
             if case .dictionary = entry.value.kind {
-                response.delayRange = delayRange(entry.value, keyPath: path)
+                response.delayRange = delayRange(entry.value, keyPath: path())
                 response.delay = 0
-            } else if let delay = delay(entry.value, keyPath: path) {
+            } else if let delay = delay(entry.value, keyPath: path()) {
                 response.delay = delay
                 response.delayRange = nil
             }
         case "throttle":
-            guard let bytes = integer(entry.value, keyPath: path) else { return }
+            guard let bytes = integer(entry.value, keyPath: path()) else { return }
             if bytes > 0 {
                 response.throttle = bytes
             } else {
-                report(.invalidValue, at: entry.value.position, keyPath: path, "a throttle of \(bytes) bytes per second would never finish",
+                report(.invalidValue, at: entry.value.position, keyPath: path(), "a throttle of \(bytes) bytes per second would never finish",
                        fix: "give a positive number of bytes per second, such as 16384 for a slow 3G line")
             }
         case "error":
-            guard let text = string(entry.value, keyPath: path) else { return }
+            guard let text = string(entry.value, keyPath: path()) else { return }
             if let error = SimulatedNetworkError(rawValue: text) {
                 response.error = error
             } else {
                 let suggestion = Suggestion.closest(to: text, in: SimulatedNetworkError.allCases.map(\.rawValue))
-                report(.unknownError, at: entry.value.position, keyPath: path, "unknown simulated error '\(text)'",
+                report(.unknownError, at: entry.value.position, keyPath: path(), "unknown simulated error '\(text)'",
                        fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of: " + SimulatedNetworkError.allCases.map(\.rawValue).joined(separator: ", "))
             }
         default:

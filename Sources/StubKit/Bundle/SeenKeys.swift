@@ -11,7 +11,7 @@ struct SeenKeys: ExpressibleByArrayLiteral {
     /// Room for `capacity` keys: a dictionary known to be large starts with a hash set of that size, so
     /// it never grows (and rehashes) on the way.
     init(capacity: Int) {
-        if capacity > Self.scanLimit { many = Set(minimumCapacity: capacity) }
+        if capacity > Self.scanLimit { many = Set(minimumCapacity: capacity) } else { few.reserveCapacity(capacity) }
     }
 
     init(arrayLiteral elements: String...) {

@@ -75,6 +75,8 @@ public struct JSONSourceParser {
                 cursor.advance()
                 return SourceValue(.dictionary(entries), at: position)
             }
+            // Room for a small object's keys at once (growing from one entry reallocated twice per rule).
+            entries.reserveCapacity(4)
             while true {
                 skipWhitespace()
                 guard cursor.current == UInt8(ascii: "\"") else {

@@ -77,14 +77,21 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
 
     /// Whether finding `literal` in a URL says anything: not a piece of every URL's scheme part.
     static func isSelective(_ literal: String) -> Bool {
-        // Bytes, not `String.contains`: Foundation's version costs a locale-aware search per rule.
-        let bytes = Array(literal.utf8)
-        return bytes.count >= 2 && !["https://", "http://"].contains { occurs(bytes, in: Array($0.utf8)) }
+        // Bytes, not `String.contains` (Foundation's costs a locale-aware search per rule), and no
+        // arrays: this runs for every literal of every pattern at load time.
+        let bytes = literal.utf8
+        guard bytes.count >= 2 else { return false }
+        guard bytes.count <= 8 else { return true }
+        return !(occurs(bytes, in: "https://") || occurs(bytes, in: "http://"))
     }
 
-    private static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
-        guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    private static func occurs(_ needle: String.UTF8View, in haystack: StaticString) -> Bool {
+        haystack.withUTF8Buffer { haystack in
+            guard needle.count <= haystack.count else { return false }
+            return (0...(haystack.count - needle.count)).contains { start in
+                zip(needle, haystack[start...]).allSatisfy { $0 == $1 }
+            }
+        }
     }
 
     /// Whether the expression matches anywhere in `text` (unanchored, as `matching_url` always was).
@@ -132,9 +139,10 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
 /// A ``RegexProgram`` compiled the first time it is needed, once, whichever thread asks first.
 ///
 /// Loading 10,000 legacy rules spent a fifth of its time compiling programs that a test run mostly
-/// never uses. Shared by every copy of its ``RegexPattern``; the lock is held only to compile or to
-/// read the compiled value, so concurrent matches wait at most for the one compile.
-final class LazyRegexProgram: Sendable {
+/// never uses. Shared by every copy of its ``RegexPattern`` (copies share the lock's storage, which
+/// is the one allocation it makes); the lock is held only to compile or to read the compiled value,
+/// so concurrent matches wait at most for the one compile.
+struct LazyRegexProgram: Sendable {
     private let node: RegexNode
     private let program = Locked<RegexProgram?>(nil)
 

@@ -9,8 +9,11 @@ extension RegexNode {
         var collector = LiteralCollector()
         collector.visit(self)
         collector.flush()
-        // A handful of literals per pattern: a linear search is cheaper than hashing them.
+        // A handful of literals per pattern: a linear search is cheaper than hashing them, and most
+        // patterns have one or none (no second array for those).
+        guard collector.literals.count > 1 else { return collector.literals }
         var unique: [String] = []
+        unique.reserveCapacity(collector.literals.count)
         for literal in collector.literals where !unique.contains(literal) { unique.append(literal) }
         return unique
     }

@@ -61,7 +61,7 @@ struct RegexParser {
     }
 
     private mutating func concatenation() throws(Unsupported) -> RegexNode {
-        var items: [RegexNode] = []
+        var items = NodeList()
         // Scalars with no quantifier of their own are gathered in `run`, into one `.literal` node.
         while let next = peek, next != "|", next != ")" {
             // Most of a URL pattern: a scalar that means itself, with no quantifier after it, joins
@@ -84,10 +84,30 @@ struct RegexParser {
             items.append(try quantified(atom))
         }
         flushRun(into: &items)
-        switch items.count {
-        case 0: return .empty
-        case 1: return items[0]
-        default: return .concatenation(items)
+        return items.node
+    }
+
+    /// The items of one concatenation: the first kept aside, so a concatenation of one item (a
+    /// pattern that is one literal run, a group's body) builds no array, and room for a few more
+    /// when a second comes (growing one at a time reallocated twice per pattern).
+    private struct NodeList {
+        private var first: RegexNode?
+        private var items: [RegexNode] = []
+
+        mutating func append(_ node: RegexNode) {
+            guard let held = first else {
+                if items.isEmpty { first = node } else { items.append(node) }
+                return
+            }
+            items.reserveCapacity(4)
+            items.append(held)
+            items.append(node)
+            first = nil
+        }
+
+        var node: RegexNode {
+            if let first { return first }
+            return items.isEmpty ? .empty : .concatenation(items)
         }
     }
 
@@ -97,7 +117,7 @@ struct RegexParser {
     }
 
     /// Ends the literal run: one `.scalar`, or a `.literal` of two or more.
-    private mutating func flushRun(into items: inout [RegexNode]) {
+    private mutating func flushRun(into items: inout NodeList) {
         guard let first = runFirst else { return }
         items.append(run.count == first.utf8.count ? .scalar(first) : .literal(String(decoding: run, as: UTF8.self)))
         run.removeAll(keepingCapacity: true)
