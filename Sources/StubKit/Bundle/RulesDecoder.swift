@@ -106,7 +106,8 @@ struct RulesDecoder {
             wrongType(value, keyPath: keyPath, expected: "a rule dictionary")
             return nil
         }
-        var request = RequestConditions(host: defaults.host, headers: defaults.requestHeaders.mapValues { .equals($0) })
+        // (`mapValues` allocates even for the empty dictionary most files have.)
+        var request = RequestConditions(host: defaults.host, headers: defaults.requestHeaders.isEmpty ? [:] : defaults.requestHeaders.mapValues { .equals($0) })
         var response = StubResponse(headers: defaults.headers, delay: defaults.delay)
         var name: String? = nil
         var priority = 0

@@ -263,7 +263,8 @@ public struct StubResponse: Sendable {
     var preparedHeaderFields: [String: String]?
 
     static func buildHeaderFields(headers: [(name: String, value: String)], contentType: String?) -> [String: String] {
-        var fields: [String: String] = [:]
+        // Room for Content-Type and Content-Length too: growing by one rehashed once per rule at load.
+        var fields = [String: String](minimumCapacity: headers.count + 2)
         var hasContentType = false
         for header in headers {
             let lowered = header.name.lowercased()

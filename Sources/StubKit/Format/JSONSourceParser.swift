@@ -146,6 +146,7 @@ public struct JSONSourceParser {
                     cursor.advance()
                     continue
                 }
+                if !hasEscapes { scratch.reserveCapacity(64) } // (regex patterns escape often: one buffer, not several)
                 hasEscapes = true
                 scratch.append(contentsOf: bytes[start..<cursor.index])
                 cursor.advance()

@@ -65,7 +65,8 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
         }
         self.expression = program == nil ? try NSRegularExpression(pattern: pattern, options: []) : nil
         self.backtrackingReason = reason
-        self.indexLiterals = node?.requiredLiterals.filter(Self.isSelective) ?? []
+        let literals = node?.requiredLiterals ?? []
+        self.indexLiterals = literals.allSatisfy(Self.isSelective) ? literals : literals.filter(Self.isSelective)
     }
 
     /// Whether the pattern runs on the linear-time engine (and so can never run over budget).
