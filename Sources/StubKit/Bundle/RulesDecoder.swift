@@ -418,11 +418,14 @@ struct RulesDecoder {
 
     /// Records a legacy key for the one note per file; an empty `inline_response` gets its own note.
     private mutating func noteLegacyKey(_ entry: SourceValue.Entry, keyPath: String) {
-        if let i = legacyUses.firstIndex(where: { $0.key == entry.key }) {
+        // By index, not `firstIndex(where:)`, whose closure copied every use (keys and paths) per rule.
+        var known = false
+        for i in legacyUses.indices where legacyUses[i].key == entry.key {
             legacyUses[i].count += 1
-        } else {
-            legacyUses.append((entry.key, entry.keyPosition, "\(keyPath).\(entry.key)", 1))
+            known = true
+            break
         }
+        if !known { legacyUses.append((entry.key, entry.keyPosition, "\(keyPath).\(entry.key)", 1)) }
         if entry.key == "inline_response", entry.value.stringValue == "" {
             report(.legacyKey, at: entry.keyPosition, keyPath: "\(keyPath).\(entry.key)", "'inline_response' is empty, so it does nothing",
                    fix: "remove it")

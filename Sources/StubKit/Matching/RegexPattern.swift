@@ -79,19 +79,22 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// Whether finding `literal` in a URL says anything: not a piece of every URL's scheme part.
     static func isSelective(_ literal: String) -> Bool {
         // Bytes, not `String.contains` (Foundation's costs a locale-aware search per rule), and no
-        // arrays: this runs for every literal of every pattern at load time.
-        let bytes = literal.utf8
-        guard bytes.count >= 2 else { return false }
-        guard bytes.count <= 8 else { return true }
-        return !(occurs(bytes, in: "https://") || occurs(bytes, in: "http://"))
+        // arrays or iterators: this runs for every literal of every pattern at load time.
+        let count = literal.utf8.count
+        guard count >= 2 else { return false }
+        guard count <= 8 else { return true }
+        var literal = literal
+        return literal.withUTF8 { needle in !(occurs(needle, in: "https://") || occurs(needle, in: "http://")) }
     }
 
-    private static func occurs(_ needle: String.UTF8View, in haystack: StaticString) -> Bool {
+    private static func occurs(_ needle: UnsafeBufferPointer<UInt8>, in haystack: StaticString) -> Bool {
         haystack.withUTF8Buffer { haystack in
             guard needle.count <= haystack.count else { return false }
-            return (0...(haystack.count - needle.count)).contains { start in
-                zip(needle, haystack[start...]).allSatisfy { $0 == $1 }
+            next: for start in 0...(haystack.count - needle.count) {
+                for offset in needle.indices where haystack[start + offset] != needle[offset] { continue next }
+                return true
             }
+            return false
         }
     }
 
