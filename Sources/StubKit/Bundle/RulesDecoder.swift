@@ -274,7 +274,6 @@ struct RulesDecoder {
         return StubRule(name: name, source: source, request: request, response: response, sequence: sequence, newState: newState, priority: priority)
     }
 
-    /// One key of a response (on the rule, or in `responses`).
     /// A string's UTF-8 bytes as `Data`, copied from its storage in one piece (the generic
     /// `Data(text.utf8)` goes byte by byte, a measurable part of loading many inline bodies).
     static func utf8Data(_ text: String) -> Data {
@@ -282,6 +281,7 @@ struct RulesDecoder {
         return text.withUTF8 { Data($0) }
     }
 
+    /// One key of a response (on the rule, or in `responses`).
     private mutating func decodeResponseKey(_ entry: SourceValue.Entry, into response: inout StubResponse,
                                             bodySources: inout [(key: String, position: SourcePosition?)], keyPath: String) {
         // Built only when a diagnostic needs it (every key of every rule went through here).
