@@ -25,6 +25,10 @@ struct RegexProgram: Sendable {
     let sets: [RegexScalarSet]
     /// Whether every match must start at position 0 (`^…`): then no thread starts later.
     let anchoredAtStart: Bool
+    /// The scalar every match starts with, when the program's first instruction is one (most
+    /// unanchored URL patterns: `/v1/search`, `api.example.com/…`): while no thread is alive, the
+    /// search skips to its next occurrence instead of starting a thread at every position.
+    let firstScalar: Unicode.Scalar?
 
     struct TooLarge: Error {}
 
@@ -36,6 +40,7 @@ struct RegexProgram: Sendable {
         instructions = builder.code
         sets = builder.sets
         anchoredAtStart = Self.startsWithAnchor(node)
+        if case .scalar(let first) = instructions.first { firstScalar = first } else { firstScalar = nil }
     }
 
     /// Whether ``init(_:)`` compiles `node` (rather than throwing ``TooLarge``), known without
@@ -162,13 +167,21 @@ struct RegexProgram: Sendable {
         var current = StateSet(capacity: instructions.count)
         var next = StateSet(capacity: instructions.count)
         var stack: [Int] = []
-        for position in 0...input.count {
+        var position = 0
+        while true {
+            if current.isEmpty, !anchoredAtStart, let firstScalar {
+                // No thread alive, and a thread started here dies unless the text has `firstScalar`
+                // here (the first instruction consumes it; nothing before it can reach `match`).
+                guard let start = input[position...].firstIndex(of: firstScalar) else { return false }
+                position = start
+            }
             if position == 0 || !anchoredAtStart {
                 if addClosure(0, at: position, in: input, to: &current, stack: &stack) { return true }
             }
             guard position < input.count else { break }
             if current.isEmpty {
                 if anchoredAtStart { return false }
+                position += 1
                 continue
             }
             let scalar = input[position]
@@ -183,6 +196,7 @@ struct RegexProgram: Sendable {
                 if advances, addClosure(pc + 1, at: position + 1, in: input, to: &next, stack: &stack) { return true }
             }
             swap(&current, &next)
+            position += 1
         }
         return false
     }
