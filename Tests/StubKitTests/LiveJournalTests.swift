@@ -29,7 +29,13 @@ struct LiveJournalTests {
         #expect(lazy == eager && Set([lazy, eager]).count == 1)
         var moved = lazy
         moved.location = "other.json:1:1"
-        #expect(moved.location == "other.json:1:1" && moved != lazy)
+        #expect(moved.location == "other.json:1:1" && moved.name == "menu" && moved != lazy)
+        var renamed = lazy
+        renamed.name = "lunch menu"
+        #expect(renamed.name == "lunch menu" && renamed.location == location && renamed.keyPath == "[1]")
+        // A rule without a name is named by its method and path, when read.
+        let unnamed = JournalEntry.RuleReference(try #require(rules.first))
+        #expect(unnamed.name == rules[0].displayName && unnamed.name.hasSuffix("/a") && unnamed.location == bundle.appendingPathComponent("stubsRules.json").path + ":2:3")
 
         let entry = JournalEntry(id: 7, startedAt: Date(timeIntervalSince1970: 1_700_000_000), duration: 0, request: StubRequest(url: URL(string: "https://h/menu")!),
                                  bundle: "refs", rule: lazy, status: 200, responseHeaders: [:], responseBody: nil, responseBodySize: 0, error: nil, nearMisses: [])

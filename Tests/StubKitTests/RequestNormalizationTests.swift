@@ -28,6 +28,28 @@ struct RequestNormalizationTests {
         #expect(escaped.pathSegments == ["files", "a b", "été", "plain"])
     }
 
+    @Test("a request is a value: a changed copy leaves the original alone; copies share the decoded body until one's body changes")
+    func requestsAreValues() throws {
+        let original = StubRequest(method: "post", url: URL(string: "https://h/graphql")!, headers: ["X-Op": "A"], body: Data(#"{"operationName":"A"}"#.utf8))
+        var copy = original
+        #expect(copy.bodyJSON == .object(["operationName": .string("A")]))
+        #expect(original.holdsDecodedBody, "a copy decodes the body for the original too")
+        copy.method = "PUT"
+        copy.headers["x-op"] = "B"
+        copy.body = Data(#"{"operationName":"B"}"#.utf8)
+        copy.bodyPending = true
+        #expect(original.method == "POST" && original.headers == ["x-op": "A"] && !original.bodyPending)
+        #expect(original.bodyText == #"{"operationName":"A"}"# && original.bodyJSON == .object(["operationName": .string("A")]))
+        #expect(copy.method == "PUT" && copy.headers["x-op"] == "B" && copy.bodyPending)
+        #expect(!copy.holdsDecodedBody, "a new body is decoded afresh")
+        #expect(copy.bodyJSON == .object(["operationName": .string("B")]))
+        #expect(copy.pathSegments == ["graphql"] && copy.host == "h" && copy.scheme == "https")
+        // The journal drops what a copy decoded; the request it came from keeps its own.
+        var kept = original
+        kept.dropDecodedBody()
+        #expect(!kept.holdsDecodedBody && original.holdsDecodedBody && kept.body == original.body)
+    }
+
     @Test("PathPattern.matches agrees with match(_:) on generated patterns and paths (fixed seed)")
     func matchesAgreesWithMatch() {
         let seed: UInt64 = 0x9A7_4C3

@@ -259,13 +259,16 @@ public final class StubEngine: Sendable {
         let (index, killSwitch, states) = state.withLock { ($0.index, $0.killSwitch, $0.scenarioStates) }
         // With the kill switch on every request is ours, so the request need not even be built.
         if killSwitch { return true }
-        let bodyPending = urlRequest.httpBody == nil && urlRequest.httpBodyStream != nil
-        let request = StubRequest(urlRequest, bodyPending: bodyPending)
+        // Each part read once: a URLRequest's getters are not free in FoundationNetworking, and the
+        // request and the memo's key are built from the same parts.
+        let key = LookupMemo.Key(urlRequest)
+        let bodyPending = key.body == nil && urlRequest.httpBodyStream != nil
+        let request = StubRequest(key, bodyPending: bodyPending)
         // Recording: every http(s) request is ours, to be replayed or recorded.
         if recorder != nil { return ["http", "https"].contains(request.scheme) }
         if bodyPending || index.hasStatefulRules { return index.hasMatch(for: request, states: states) }
         guard let entry = index.firstEntry(for: request) else { return false }
-        lookups.remember(LookupMemo.Key(urlRequest), LookupMemo.Found(request: request, index: index, entry: entry))
+        lookups.remember(key, LookupMemo.Found(request: request, index: index, entry: entry))
         return true
     }
 }

@@ -4,59 +4,100 @@ import FoundationNetworking
 #endif
 
 /// A request as the matcher sees it: method, URL and headers normalized once.
+///
+/// A value whose parts live in one shared, unchanging box (as ``StubRule``'s do): a request is copied
+/// several times on its way from `canInit` to the journal, and copying its strings, URL, dictionaries
+/// and arrays each time was about 2.5k instructions per stubbed request (callgrind,
+/// docs/benchmarks.md). A copy is one reference count; changing a request gives it a new box.
 public struct StubRequest: Sendable {
-    /// Upper-cased.
-    public var method: String
-    public var url: URL
-    /// Header names lower-cased; values as sent.
-    public var headers: [String: String]
-    /// The body, when the URL loading system handed one over (see the README on upload tasks).
-    public var body: Data? {
-        didSet { bodyCache = body.map { _ in RequestBodyCache() } }
+    private var storage: Storage
+
+    private final class Storage: Sendable {
+        let parts: Parts
+
+        init(_ parts: Parts) {
+            self.parts = parts
+        }
     }
-    /// The body decoded on first use and shared by every copy of this request, so however many
-    /// body conditions the rules have, the body is decoded at most once per match.
-    private var bodyCache: RequestBodyCache?
+
+    private struct Parts: Sendable {
+        var method: String
+        var url: URL
+        var headers: [String: String]
+        var body: Data?
+        var bodyCache: RequestBodyCache?
+        var bodyPending: Bool
+        let scheme: String
+        let host: String
+        let pathSegments: [Substring]
+        let queryItems: [(name: String, value: String)]
+    }
+
+    private mutating func change(_ body: (inout Parts) -> Void) {
+        var parts = storage.parts
+        body(&parts)
+        storage = Storage(parts)
+    }
+
+    /// Upper-cased.
+    public var method: String {
+        _read { yield storage.parts.method }
+        set { change { $0.method = newValue } }
+    }
+    public var url: URL {
+        _read { yield storage.parts.url }
+        set { change { $0.url = newValue } }
+    }
+    /// Header names lower-cased; values as sent.
+    public var headers: [String: String] {
+        _read { yield storage.parts.headers }
+        set { change { $0.headers = newValue } }
+    }
+    /// The body, when the URL loading system handed one over (see the README on upload tasks).
+    /// Its decoded text and JSON are computed on first use and shared by every copy of this request,
+    /// so however many body conditions the rules have, the body is decoded at most once per match.
+    public var body: Data? {
+        _read { yield storage.parts.body }
+        set { change { $0.body = newValue; $0.bodyCache = newValue.map { _ in RequestBodyCache() } } }
+    }
 
     /// Forgets the decoded text and JSON (decoded again on demand): a request kept for long, as the
     /// journal keeps it, must not hold a JSON tree many times the size of its body.
     mutating func dropDecodedBody() {
-        bodyCache = body.map { _ in RequestBodyCache() }
+        // Nothing decoded (no body, or no body condition read it): nothing to drop, no new box.
+        guard storage.parts.bodyCache?.isEmpty == false else { return }
+        change { $0.bodyCache = $0.body.map { _ in RequestBodyCache() } }
     }
 
     /// Whether the body's text or JSON has been decoded and is held (for tests of the above).
-    var holdsDecodedBody: Bool { bodyCache?.isEmpty == false }
+    var holdsDecodedBody: Bool { storage.parts.bodyCache?.isEmpty == false }
     /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
-    public var bodyPending: Bool = false
+    public var bodyPending: Bool {
+        get { storage.parts.bodyPending }
+        set { change { $0.bodyPending = newValue } }
+    }
 
     /// Lower-cased scheme.
-    public let scheme: String
+    public var scheme: String { _read { yield storage.parts.scheme } }
     /// Lower-cased host, or "" when the URL has none.
-    public let host: String
+    public var host: String { _read { yield storage.parts.host } }
     /// Path segments, percent-decoded, empty ones dropped.
-    public let pathSegments: [Substring]
+    public var pathSegments: [Substring] { _read { yield storage.parts.pathSegments } }
     /// Query items in order; a name without `=` has the value "".
-    public let queryItems: [(name: String, value: String)]
+    public var queryItems: [(name: String, value: String)] { _read { yield storage.parts.queryItems } }
 
     public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
-        self.method = Self.asciiCased(method, upper: true)
-        self.url = url
         var lowered: [String: String] = [:]
         if !headers.isEmpty {
             lowered.reserveCapacity(headers.count)
             for (name, value) in headers { lowered[Self.asciiCased(name, upper: false)] = value }
         }
-        self.headers = lowered
-        self.body = body
-        self.bodyCache = body.map { _ in RequestBodyCache() }
         // Read straight from the URL: URLComponents would parse the whole string again, on every request.
-        self.scheme = Self.asciiCased(url.scheme ?? "", upper: false)
-        self.host = Self.asciiCased(url.host ?? "", upper: false)
         // A segment with nothing to decode stays a slice of the path: no copy per segment.
         let path = url.path(percentEncoded: true)
         let segments = PathPattern.segments(ofPath: path)
-        self.pathSegments = !path.utf8.contains(UInt8(ascii: "%")) ? segments : segments.map {
+        let pathSegments = !PathPattern.contains(path, byte: UInt8(ascii: "%")) ? segments : segments.map {
             PathPattern.contains($0, "%") ? Substring(PathPattern.percentDecoded($0)) : $0
         }
         var items: [(name: String, value: String)] = []
@@ -66,36 +107,47 @@ public struct StubRequest: Sendable {
                 items.append((PathPattern.percentDecoded(parts[0]), parts.count > 1 ? PathPattern.percentDecoded(parts[1]) : ""))
             }
         }
-        self.queryItems = items
+        storage = Storage(Parts(method: Self.asciiCased(method, upper: true), url: url, headers: lowered, body: body,
+                                bodyCache: body.map { _ in RequestBodyCache() }, bodyPending: false,
+                                scheme: Self.asciiCased(url.scheme ?? "", upper: false),
+                                host: Self.asciiCased(url.host ?? "", upper: false),
+                                pathSegments: pathSegments, queryItems: items))
     }
 
     /// The text upper- or lower-cased as `uppercased()`/`lowercased()` would, without building a new
     /// string when it is ASCII and already so (a method, scheme, host or header name nearly always is).
     static func asciiCased(_ text: String, upper: Bool) -> String {
         let (from, to) = upper ? (UInt8(ascii: "a"), UInt8(ascii: "z")) : (UInt8(ascii: "A"), UInt8(ascii: "Z"))
-        for byte in text.utf8 where byte >= 0x80 || (byte >= from && byte <= to) {
-            return upper ? text.uppercased() : text.lowercased()
-        }
-        return text
+        let needsCasing = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.contains { $0 >= 0x80 || ($0 >= from && $0 <= to) }
+        } ?? text.utf8.contains { $0 >= 0x80 || ($0 >= from && $0 <= to) }
+        guard needsCasing else { return text }
+        return upper ? text.uppercased() : text.lowercased()
     }
 
     public init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {
-        self.init(method: request.httpMethod ?? "GET",
-                  url: request.url ?? URL(string: "about:blank")!,
-                  headers: request.allHTTPHeaderFields ?? [:],
-                  body: body ?? request.httpBody)
-        self.bodyPending = bodyPending && self.body == nil
+        self.init(LookupMemo.Key(request), body: body, bodyPending: bodyPending)
+    }
+
+    /// From the parts of a `URLRequest` already read.
+    init(_ parts: LookupMemo.Key, body: Data? = nil, bodyPending: Bool = false) {
+        self.init(method: parts.method ?? "GET",
+                  url: parts.url ?? URL(string: "about:blank")!,
+                  headers: parts.headers ?? [:],
+                  body: body ?? parts.body)
+        // Set only when true: changing a part puts the parts in a new box.
+        if bodyPending && self.body == nil { self.bodyPending = true }
     }
 
     /// The body as UTF-8 text (invalid bytes replaced), decoded once; `nil` without a body.
     var bodyText: String? {
-        guard let body, let bodyCache else { return nil }
+        guard let body = storage.parts.body, let bodyCache = storage.parts.bodyCache else { return nil }
         return bodyCache.text(of: body)
     }
 
     /// The body parsed as JSON, once; `nil` without a body or when it is not JSON.
     var bodyJSON: JSONValue? {
-        guard let body, let bodyCache else { return nil }
+        guard let body = storage.parts.body, let bodyCache = storage.parts.bodyCache else { return nil }
         return bodyCache.json(of: body)
     }
 

@@ -68,40 +68,51 @@ public struct JournalEntry: Sendable {
 
     /// A rule as the journal names it.
     ///
-    /// Made for every answered request, so the location text is put together only when read (a
-    /// journal is written far more often than it is read); equality and hashing use the text.
+    /// Made for every answered request, so its name (`GET /api/v1/items/{id}` for a rule without
+    /// one) and location text are put together only when read: a journal is written far more often
+    /// than it is read, and building the name was about 8k instructions per request, a twentieth of a
+    /// stubbed request end to end (callgrind, docs/benchmarks.md). Equality and hashing use the text.
+    /// A reference made from a rule holds that rule (shared, not copied) until it is changed.
     public struct RuleReference: Sendable, Hashable {
-        public var name: String
         public var keyPath: String
-        private var place: Place
+        private var origin: Origin
 
-        private enum Place: Sendable {
-            case text(String)
-            case source(RuleSource)
+        private enum Origin: Sendable {
+            case text(name: String, location: String)
+            case rule(StubRule)
+        }
+
+        /// The rule's name, or its method and path when it has none.
+        public var name: String {
+            get {
+                switch origin {
+                case .text(let name, _): return name
+                case .rule(let rule): return rule.displayName
+                }
+            }
+            set { origin = .text(name: newValue, location: location) }
         }
 
         /// `file:line:column`, or `file (keyPath)` when the rule's format has no positions.
         public var location: String {
             get {
-                switch place {
-                case .text(let text): return text
-                case .source(let source): return source.locationDescription
+                switch origin {
+                case .text(_, let location): return location
+                case .rule(let rule): return rule.source.locationDescription
                 }
             }
-            set { place = .text(newValue) }
+            set { origin = .text(name: name, location: newValue) }
         }
 
         package init(name: String, location: String, keyPath: String) {
-            self.name = name
             self.keyPath = keyPath
-            self.place = .text(location)
+            self.origin = .text(name: name, location: location)
         }
 
-        /// The reference to a rule, its location put together when first read.
+        /// The reference to a rule, its name and location put together when first read.
         package init(_ rule: StubRule) {
-            self.name = rule.displayName
             self.keyPath = rule.source.keyPath
-            self.place = .source(rule.source)
+            self.origin = .rule(rule)
         }
 
         public static func == (lhs: Self, rhs: Self) -> Bool {

@@ -93,8 +93,15 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether the segment holds the ASCII character, without going through Foundation's `range(of:)`.
     static func contains(_ segment: Substring, _ character: Unicode.Scalar) -> Bool {
         let byte = UInt8(character.value)
+        if let found = segment.utf8.withContiguousStorageIfAvailable({ $0.contains(byte) }) { return found }
         for b in segment.utf8 where b == byte { return true }
         return false
+    }
+
+    /// Whether the text holds the ASCII byte; over the string's own bytes when it has them in one piece.
+    static func contains(_ text: String, byte: UInt8) -> Bool {
+        if let found = text.utf8.withContiguousStorageIfAvailable({ $0.contains(byte) }) { return found }
+        return text.utf8.contains(byte)
     }
 
     /// The segment percent-decoded; Foundation is called only when there is something to decode.
@@ -113,6 +120,17 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         var result: [Substring] = []
         result.reserveCapacity(8)
         let utf8 = path.utf8
+        // The offsets of the segments from the string's own bytes (a native string has them in one
+        // piece; '/' is ASCII, so every cut falls on a character boundary), else through the view.
+        let found: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+            var start = 0
+            for offset in 0..<bytes.count where bytes[offset] == UInt8(ascii: "/") {
+                if start != offset { result.append(path[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: offset)]) }
+                start = offset + 1
+            }
+            if start != bytes.count { result.append(path[utf8.index(utf8.startIndex, offsetBy: start)...]) }
+        }
+        if found != nil { return result }
         var start = utf8.startIndex
         var index = start
         while index != utf8.endIndex {

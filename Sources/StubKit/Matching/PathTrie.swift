@@ -13,7 +13,18 @@ final class PathTrie: @unchecked Sendable {
     private final class Node {
         /// Non-zero for `**` nodes: the key of the walk's memory.
         let id: Int
-        var literal: [String: Node] = [:]
+        var literal: [String: Node] = [:] {
+            didSet { sole = literal.count == 1 ? literal.first : nil }
+        }
+        /// The only literal child, when there is one: compared directly instead of hashing the
+        /// segment (most nodes of real path sets have one literal child: `/api` → `v1` → …).
+        private(set) var sole: (key: String, value: Node)?
+
+        /// The literal child named by the segment.
+        @inline(__always) func literalChild(_ segment: Substring) -> Node? {
+            if let sole { return sole.key == segment ? sole.value : nil }
+            return literal.isEmpty ? nil : literal[String(segment)]
+        }
         var single: Node?
         var globstar: Node?
         var values: [Int] = []
@@ -100,10 +111,34 @@ final class PathTrie: @unchecked Sendable {
 
     /// Adds the values of every pattern that may match these path segments.
     func collect(matching segments: ArraySlice<Substring>, into result: inout [Int]) {
+        guard globstarCount > 0 else {
+            collectWithoutGlobstar(from: root, segments, into: &result)
+            return
+        }
         var walked = Walked(base: segments.startIndex, positions: segments.count + 1)
         walk(root, segments, into: &result, walked: &walked) { node, segment in
-            (node.literal[String(segment)], node.single)
+            (node.literalChild(segment), node.single)
         }
+    }
+
+    /// The same walk for a trie without `**`: a loop down the one branch a path usually takes,
+    /// branching (recursively) only where a literal and a `{param}` child both take the segment.
+    private func collectWithoutGlobstar(from start: Node, _ segments: ArraySlice<Substring>, into result: inout [Int]) {
+        var node = start
+        var position = segments.startIndex
+        while position < segments.endIndex {
+            let literal = node.literalChild(segments[position])
+            position += 1
+            switch (literal, node.single) {
+            case (let literal?, let single?):
+                collectWithoutGlobstar(from: literal, segments[position...], into: &result)
+                node = single
+            case (let literal?, nil): node = literal
+            case (nil, let single?): node = single
+            case (nil, nil): return
+            }
+        }
+        result += node.values
     }
 
     /// Adds the values of every pattern that may cover `pattern` (``PathPattern/covers(_:)``): a literal
