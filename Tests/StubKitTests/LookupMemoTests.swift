@@ -104,6 +104,23 @@ extension URLProtocolSuites {
             #expect(engine.lookups.count == 0, "startLoading did not use the lookups canInit kept")
         }
 
+        // The lookup canInit kept skips capturing path parameters for rules whose response is not a
+        // template; a templated one still gets them.
+        @Test("path parameters reach a templated response served from canInit's lookup; other rules answer as written")
+        func pathParametersFromKeptLookup() async throws {
+            let folder = try TemporaryFolder()
+            let engine = StubEngine()
+            try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": #"""
+            [ { "path": "/orders/{id}/items/{item}", "template": true, "body": "order {{path.id}} item {{path.item}}", "contentType": "text/plain" },
+              { "path": "/orders/{id}", "body": "order {{path.id}} as written", "contentType": "text/plain" } ]
+            """#]))
+            let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+            defer { session.finishTasksAndInvalidate() }
+            #expect(await session.result("GET", "https://api.example.com/orders/42/items/7").text == "order 42 item 7")
+            #expect(await session.result("GET", "https://api.example.com/orders/43").text == "order {{path.id}} as written")
+            #expect(engine.lookups.count == 0, "startLoading did not use the lookups canInit kept")
+        }
+
         // Apple's loading system asks canInit with the body as `httpBody` and starts the load with it
         // moved into `httpBodyStream`; the lookup canInit kept must not stay behind holding the body.
         @Test("a body canInit saw whole but startLoading gets as a stream: the kept lookup is taken, the answer is right")

@@ -207,7 +207,7 @@ public final class StubEngine: Sendable {
             }
             if let answered { return answered }
         } else if let (entry, parameters) = found.flatMap({ $0.index === index ? $0.entry : nil })
-                    .map({ ($0, $0.rule.request.path?.match(request.pathSegments) ?? [:]) }) ?? index.firstMatch(for: request) {
+                    .map({ ($0, Self.servingParameters(of: $0.rule, for: request)) }) ?? index.firstMatch(for: request) {
             let response = entry.rule.response
             return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
                                      delay: response.delay, hit: 0))
@@ -217,6 +217,14 @@ public final class StubEngine: Sendable {
         guard killSwitch, !(recorder?.records(request) ?? false) else { return .passThrough }
         return .refuse(UnmatchedRequestReport(request: request, bundles: activeTemplates,
                                               nearMisses: NearMiss.closest(to: request, in: index, states: states)))
+    }
+
+    /// The path parameters of a rule `canInit` found, for serving: only a templated response reads
+    /// them (``PreparedResponse``), so the others skip capturing them (a dictionary per request).
+    /// ``decision(for:)`` and ``match(_:)`` always capture them.
+    private static func servingParameters(of rule: StubRule, for request: StubRequest) -> [String: String] {
+        guard rule.response.template != nil else { return [:] }
+        return rule.request.path?.match(request.pathSegments) ?? [:]
     }
 
     /// Uses up one answer of a stateful rule: picks the sequence's response, draws the random delay,
