@@ -24,4 +24,26 @@ struct JournalMemoryTests {
         request.dropDecodedBody()
         #expect(!request.holdsDecodedBody)
     }
+
+    /// Found by review: a journal entry that kept its whole rule kept a deactivated bundle's response
+    /// bodies alive, counted by none of the journal's limits.
+    @Test("a journal entry names its rule without keeping the rule (and its 8 MB body) alive")
+    func ruleNotKept() throws {
+        let journal = StubJournal()
+        weak var box: AnyObject?
+        do {
+            let rule = StubRule(source: RuleSource(file: "f.json", position: SourcePosition(line: 2, column: 3), index: 0, keyPath: "[0]"),
+                                request: RequestConditions(methods: ["GET"], path: try PathPattern(parsing: "/a/{id}")),
+                                response: StubResponse(body: .inline(Data(count: 8 << 20))))
+            box = rule.sharedBox
+            journal.record { id in
+                JournalEntry(id: id, startedAt: Date(), duration: 0, request: StubRequest(url: URL(string: "https://h/a/1")!),
+                             bundle: "b", rule: .init(rule), status: 200, responseHeaders: [:], responseBody: nil,
+                             responseBodySize: 0, error: nil, nearMisses: [])
+            }
+        }
+        #expect(box == nil, "the journal keeps the rule, and its body, alive")
+        let reference = try #require(journal.entries.first?.rule)
+        #expect(reference.name == "GET /a/{id}" && reference.location == "f.json:2:3" && reference.keyPath == "[0]")
+    }
 }

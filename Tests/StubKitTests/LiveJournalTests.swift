@@ -27,6 +27,7 @@ struct LiveJournalTests {
         // One made from text (what a test runner reads from the live journal) is the same reference.
         let eager = JournalEntry.RuleReference(name: "menu", location: location, keyPath: "[1]")
         #expect(lazy == eager && Set([lazy, eager]).count == 1)
+        #expect(String(describing: lazy) == String(describing: eager) && String(describing: lazy).contains("menu"), "\(lazy)")
         var moved = lazy
         moved.location = "other.json:1:1"
         #expect(moved.location == "other.json:1:1" && moved.name == "menu" && moved != lazy)

@@ -118,6 +118,8 @@ extension URLProtocolSuites {
             defer { session.finishTasksAndInvalidate() }
             #expect(await session.result("GET", "https://api.example.com/orders/42/items/7").text == "order 42 item 7")
             #expect(await session.result("GET", "https://api.example.com/orders/43").text == "order {{path.id}} as written")
+            // The public matching API still captures them for every rule.
+            #expect(engine.match(StubRequest(url: URL(string: "https://api.example.com/orders/43")!))?.parameters == ["id": "43"])
             #expect(engine.lookups.count == 0, "startLoading did not use the lookups canInit kept")
         }
 

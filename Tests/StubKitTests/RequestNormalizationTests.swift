@@ -28,6 +28,22 @@ struct RequestNormalizationTests {
         #expect(escaped.pathSegments == ["files", "a b", "été", "plain"])
     }
 
+    // On Apple platforms a path bridged from NSString has no contiguous UTF-8 bytes and takes the split
+    // through the view; on Linux every string is native, so the two are compared directly.
+    @Test("the path split through the UTF-8 view (bridged strings) gives the byte scan's segments (fixed seed)")
+    func segmentSplitsAgree() {
+        let seed: UInt64 = 0x5E6_11E7
+        var rng = SeededGenerator(seed: seed)
+        let pieces = ["/", "/", "//", "a", "v1", "été", "e\u{301}", "🍕", "🇫🇷", "%2F", "日本", "\r\n", "{id}", "x/\u{301}", " "]
+        for _ in 0..<5_000 {
+            let path = (0..<Int.random(in: 0...8, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            let fast = PathPattern.segments(ofPath: path), view = PathPattern.segmentsThroughView(ofPath: path)
+            #expect(fast == view, "seed \(seed): \(path.debugDescription)")
+            #expect(fast.map { path.utf8.distance(from: path.utf8.startIndex, to: $0.startIndex) }
+                    == view.map { path.utf8.distance(from: path.utf8.startIndex, to: $0.startIndex) }, "seed \(seed): \(path.debugDescription)")
+        }
+    }
+
     @Test("a request is a value: a changed copy leaves the original alone; copies share the decoded body until one's body changes")
     func requestsAreValues() throws {
         let original = StubRequest(method: "post", url: URL(string: "https://h/graphql")!, headers: ["X-Op": "A"], body: Data(#"{"operationName":"A"}"#.utf8))
@@ -44,6 +60,8 @@ struct RequestNormalizationTests {
         #expect(!copy.holdsDecodedBody, "a new body is decoded afresh")
         #expect(copy.bodyJSON == .object(["operationName": .string("B")]))
         #expect(copy.pathSegments == ["graphql"] && copy.host == "h" && copy.scheme == "https")
+        // Printed (and shown in test failures) with its parts, not its box.
+        #expect(String(describing: original).contains("POST") && String(describing: original).contains("https://h/graphql"), "\(original)")
         // The journal drops what a copy decoded; the request it came from keeps its own.
         var kept = original
         kept.dropDecodedBody()

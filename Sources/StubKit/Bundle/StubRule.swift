@@ -7,17 +7,8 @@ import Foundation
 /// dictionaries each time was about 10k instructions per request (callgrind, docs/benchmarks.md). A
 /// copy is now one reference count; changing a rule gives it a new box, so copies never see it.
 public struct StubRule: Sendable {
-    private var storage: Storage
-
-    /// The rule's parts, never changed: changing a rule puts changed parts in a new box. Read through
-    /// `_read` accessors, so reading `rule.request.path` borrows it and copies nothing.
-    private final class Storage: Sendable {
-        let parts: Parts
-
-        init(_ parts: Parts) {
-            self.parts = parts
-        }
-    }
+    /// Its parts, in one shared box (``SharedParts``): read through `_read` accessors, which borrow.
+    private var storage: SharedParts<Parts>
 
     private struct Parts: Sendable {
         var name: String?
@@ -29,51 +20,44 @@ public struct StubRule: Sendable {
         var priority: Int
     }
 
-    /// Changes the rule's parts (rare: loading and activating, and code that builds rules).
-    private mutating func change(_ body: (inout Parts) -> Void) {
-        var parts = storage.parts
-        body(&parts)
-        storage = Storage(parts)
-    }
-
     /// The name used in reports: the rule's `name`, or `METHOD path` when it has none.
     public var name: String? {
         _read { yield storage.parts.name }
-        set { change { $0.name = newValue } }
+        set { storage.change { $0.name = newValue } }
     }
     /// Where the rule is written.
     public var source: RuleSource {
         _read { yield storage.parts.source }
-        set { change { $0.source = newValue } }
+        set { storage.change { $0.source = newValue } }
     }
     public var request: RequestConditions {
         _read { yield storage.parts.request }
-        set { change { $0.request = newValue } }
+        set { storage.change { $0.request = newValue } }
     }
     /// The response, or the first of a sequence.
     public var response: StubResponse {
         _read { yield storage.parts.response }
-        set { change { $0.response = newValue } }
+        set { storage.change { $0.response = newValue } }
     }
     /// Responses used in order on repeated requests (`responses`), when the rule has more than one.
     public var sequence: ResponseSequence? {
         _read { yield storage.parts.sequence }
-        set { change { $0.sequence = newValue } }
+        set { storage.change { $0.sequence = newValue } }
     }
     /// The scenario state to move to after answering (`setState`), in `request.scenario`'s scenario.
     public var newState: String? {
         _read { yield storage.parts.newState }
-        set { change { $0.newState = newValue } }
+        set { storage.change { $0.newState = newValue } }
     }
     /// Higher first. Defaults to 0.
     public var priority: Int {
         _read { yield storage.parts.priority }
-        set { change { $0.priority = newValue } }
+        set { storage.change { $0.priority = newValue } }
     }
 
     public init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse,
                 sequence: ResponseSequence? = nil, newState: String? = nil, priority: Int = 0) {
-        storage = Storage(Parts(name: name, source: source, request: request, response: response, sequence: sequence,
+        storage = SharedParts(Parts(name: name, source: source, request: request, response: response, sequence: sequence,
                                 newState: newState, priority: priority))
     }
 
@@ -87,9 +71,11 @@ public struct StubRule: Sendable {
 
     /// A short label for logs and reports.
     public var displayName: String {
-        if let name { return name }
-        return "\(request.methodsDescription) \(request.pathDescription)"
+        RuleLabel(self).text
     }
+
+    /// The box holding the rule's parts, shared by its copies (for tests of what keeps it alive).
+    var sharedBox: AnyObject { storage.box }
 }
 
 /// Where a rule is written: the file, the position of its dictionary, its index and key path.
@@ -157,15 +143,51 @@ public struct RequestConditions: Sendable, Hashable {
         self.scenarioState = scenarioState
     }
 
-    var methodsDescription: String {
+    var methodsDescription: String { Self.describe(methods: methods) }
+
+    var pathDescription: String { Self.describe(path: path, urlPattern: urlPattern?.pattern) }
+
+    static func describe(methods: Set<String>?) -> String {
         guard let methods else { return "ANY" }
         return methods.sorted().joined(separator: "|")
     }
 
-    var pathDescription: String {
+    static func describe(path: PathPattern?, urlPattern: String?) -> String {
         if let path { return path.description }
-        if let urlPattern { return "~\(urlPattern.pattern)" }
+        if let urlPattern { return "~\(urlPattern)" }
         return "/**"
+    }
+}
+
+/// Printed, dumped and shown in test failures with its parts, not its box.
+extension StubRule: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name as Any, "source": source, "request": request, "response": response,
+                                "sequence": sequence as Any, "newState": newState as Any, "priority": priority],
+               displayStyle: .struct)
+    }
+}
+
+/// What a rule's display name is made from, and nothing else of the rule: the journal keeps one per
+/// entry and puts the name together only when it is read, without keeping the rule's response bodies,
+/// sequences or compiled patterns alive after its bundle is deactivated.
+struct RuleLabel: Sendable {
+    let name: String?
+    let methods: Set<String>?
+    let path: PathPattern?
+    let urlPattern: String?
+
+    init(_ rule: StubRule) {
+        name = rule.name
+        methods = rule.request.methods
+        path = rule.request.path
+        urlPattern = rule.request.urlPattern?.pattern
+    }
+
+    /// ``StubRule/displayName``.
+    var text: String {
+        if let name { return name }
+        return "\(RequestConditions.describe(methods: methods)) \(RequestConditions.describe(path: path, urlPattern: urlPattern))"
     }
 }
 

@@ -10,15 +10,8 @@ import FoundationNetworking
 /// and arrays each time was about 2.5k instructions per stubbed request (callgrind,
 /// docs/benchmarks.md). A copy is one reference count; changing a request gives it a new box.
 public struct StubRequest: Sendable {
-    private var storage: Storage
-
-    private final class Storage: Sendable {
-        let parts: Parts
-
-        init(_ parts: Parts) {
-            self.parts = parts
-        }
-    }
+    /// Its parts, in one shared box (``SharedParts``): read through `_read` accessors, which borrow.
+    private var storage: SharedParts<Parts>
 
     private struct Parts: Sendable {
         var method: String
@@ -33,32 +26,26 @@ public struct StubRequest: Sendable {
         let queryItems: [(name: String, value: String)]
     }
 
-    private mutating func change(_ body: (inout Parts) -> Void) {
-        var parts = storage.parts
-        body(&parts)
-        storage = Storage(parts)
-    }
-
     /// Upper-cased.
     public var method: String {
         _read { yield storage.parts.method }
-        set { change { $0.method = newValue } }
+        set { storage.change { $0.method = newValue } }
     }
     public var url: URL {
         _read { yield storage.parts.url }
-        set { change { $0.url = newValue } }
+        set { storage.change { $0.url = newValue } }
     }
     /// Header names lower-cased; values as sent.
     public var headers: [String: String] {
         _read { yield storage.parts.headers }
-        set { change { $0.headers = newValue } }
+        set { storage.change { $0.headers = newValue } }
     }
     /// The body, when the URL loading system handed one over (see the README on upload tasks).
     /// Its decoded text and JSON are computed on first use and shared by every copy of this request,
     /// so however many body conditions the rules have, the body is decoded at most once per match.
     public var body: Data? {
         _read { yield storage.parts.body }
-        set { change { $0.body = newValue; $0.bodyCache = newValue.map { _ in RequestBodyCache() } } }
+        set { storage.change { $0.body = newValue; $0.bodyCache = newValue.map { _ in RequestBodyCache() } } }
     }
 
     /// Forgets the decoded text and JSON (decoded again on demand): a request kept for long, as the
@@ -66,7 +53,7 @@ public struct StubRequest: Sendable {
     mutating func dropDecodedBody() {
         // Nothing decoded (no body, or no body condition read it): nothing to drop, no new box.
         guard storage.parts.bodyCache?.isEmpty == false else { return }
-        change { $0.bodyCache = $0.body.map { _ in RequestBodyCache() } }
+        storage.change { $0.bodyCache = $0.body.map { _ in RequestBodyCache() } }
     }
 
     /// Whether the body's text or JSON has been decoded and is held (for tests of the above).
@@ -75,7 +62,7 @@ public struct StubRequest: Sendable {
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
     public var bodyPending: Bool {
         get { storage.parts.bodyPending }
-        set { change { $0.bodyPending = newValue } }
+        set { storage.change { $0.bodyPending = newValue } }
     }
 
     /// Lower-cased scheme.
@@ -107,7 +94,7 @@ public struct StubRequest: Sendable {
                 items.append((PathPattern.percentDecoded(parts[0]), parts.count > 1 ? PathPattern.percentDecoded(parts[1]) : ""))
             }
         }
-        storage = Storage(Parts(method: Self.asciiCased(method, upper: true), url: url, headers: lowered, body: body,
+        storage = SharedParts(Parts(method: Self.asciiCased(method, upper: true), url: url, headers: lowered, body: body,
                                 bodyCache: body.map { _ in RequestBodyCache() }, bodyPending: false,
                                 scheme: Self.asciiCased(url.scheme ?? "", upper: false),
                                 host: Self.asciiCased(url.host ?? "", upper: false),
@@ -157,6 +144,15 @@ public struct StubRequest: Sendable {
 
     public func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
+    }
+}
+
+/// Printed, dumped and shown in test failures with its parts, not its box.
+extension StubRequest: CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: ["method": method, "url": url, "headers": headers, "body": body as Any, "bodyPending": bodyPending,
+                                "scheme": scheme, "host": host, "pathSegments": pathSegments, "queryItems": queryItems],
+               displayStyle: .struct)
     }
 }
 

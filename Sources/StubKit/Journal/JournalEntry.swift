@@ -72,14 +72,16 @@ public struct JournalEntry: Sendable {
     /// one) and location text are put together only when read: a journal is written far more often
     /// than it is read, and building the name was about 8k instructions per request, a twentieth of a
     /// stubbed request end to end (callgrind, docs/benchmarks.md). Equality and hashing use the text.
-    /// A reference made from a rule holds that rule (shared, not copied) until it is changed.
-    public struct RuleReference: Sendable, Hashable {
+    /// A reference made from a rule keeps what its name and location are made of (``RuleLabel``, the
+    /// rule's source), never the rule itself: a journal entry must not keep a deactivated bundle's
+    /// response bodies alive.
+    public struct RuleReference: Sendable, Hashable, CustomReflectable {
         public var keyPath: String
         private var origin: Origin
 
         private enum Origin: Sendable {
             case text(name: String, location: String)
-            case rule(StubRule)
+            case rule(RuleLabel, RuleSource)
         }
 
         /// The rule's name, or its method and path when it has none.
@@ -87,7 +89,7 @@ public struct JournalEntry: Sendable {
             get {
                 switch origin {
                 case .text(let name, _): return name
-                case .rule(let rule): return rule.displayName
+                case .rule(let label, _): return label.text
                 }
             }
             set { origin = .text(name: newValue, location: location) }
@@ -98,7 +100,7 @@ public struct JournalEntry: Sendable {
             get {
                 switch origin {
                 case .text(_, let location): return location
-                case .rule(let rule): return rule.source.locationDescription
+                case .rule(_, let source): return source.locationDescription
                 }
             }
             set { origin = .text(name: name, location: newValue) }
@@ -112,11 +114,16 @@ public struct JournalEntry: Sendable {
         /// The reference to a rule, its name and location put together when first read.
         package init(_ rule: StubRule) {
             self.keyPath = rule.source.keyPath
-            self.origin = .rule(rule)
+            self.origin = .rule(RuleLabel(rule), rule.source)
         }
 
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.name == rhs.name && lhs.keyPath == rhs.keyPath && lhs.location == rhs.location
+        }
+
+        /// Printed and dumped as its name, location and key path, however it was made.
+        public var customMirror: Mirror {
+            Mirror(self, children: ["name": name, "location": location, "keyPath": keyPath], displayStyle: .struct)
         }
 
         public func hash(into hasher: inout Hasher) {

@@ -130,7 +130,14 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
             }
             if start != bytes.count { result.append(path[utf8.index(utf8.startIndex, offsetBy: start)...]) }
         }
-        if found != nil { return result }
+        return found != nil ? result : segmentsThroughView(ofPath: path)
+    }
+
+    /// The same split through the UTF-8 view: for a string whose bytes are not in one piece (a
+    /// bridged `NSString` on Apple platforms). Tested against the byte scan.
+    static func segmentsThroughView(ofPath path: String) -> [Substring] {
+        var result: [Substring] = []
+        let utf8 = path.utf8
         var start = utf8.startIndex
         var index = start
         while index != utf8.endIndex {
