@@ -70,7 +70,7 @@ public final class AppUnderTest: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.terminationHandler = { [exited] _ in exited.signal() }
-        try process.run()
+        try Self.withSignalsUnblocked { try process.run() }
         #if canImport(Darwin)
         // A write to the input of an app that has exited must fail, not kill the test runner: on this
         // descriptor only (on Linux, `send` blocks SIGPIPE on its own thread around the write).
@@ -180,6 +180,17 @@ public final class AppUnderTest: @unchecked Sendable {
         waitForExit(killingAfter: limit)
         journal.stop()
         return process.terminationStatus
+    }
+
+    /// Runs `body` (the launch) with no signal blocked on this thread. A child starts with its parent
+    /// thread's blocked signals, and Dispatch's worker threads, where tasks and tests run, block nearly
+    /// all: an app launched from one would ignore `terminate()`'s SIGTERM until killed at the limit.
+    private static func withSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
+        var none = sigset_t(), previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 
     private func waitForExit(killingAfter limit: TimeInterval) {

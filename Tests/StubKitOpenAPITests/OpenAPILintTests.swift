@@ -30,11 +30,7 @@ struct OpenAPILintTests {
     @Test("stublint --openapi prints the golden output and exits as it should", arguments: cases)
     func golden(_ c: Case) throws {
         let out = try ChildProcess.run("stublint", arguments: c.arguments)
-        let goldenURL = Self.folder.appendingPathComponent(c.golden)
-        if ProcessInfo.processInfo.environment["STUBKIT_UPDATE_GOLDENS"] == "1" {
-            try Data(out.stdout.utf8).write(to: goldenURL)
-        }
-        #expect(out.stdout == (try String(contentsOf: goldenURL, encoding: .utf8)))
+        try GoldenFile.expect(out.stdout, matches: Self.folder.appendingPathComponent(c.golden))
         #expect(out.status == c.status, "\(out.stderr)")
     }
 

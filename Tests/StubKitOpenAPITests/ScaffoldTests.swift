@@ -86,16 +86,23 @@ struct ScaffoldTests {
 
     @Test("scaffold refuses a non-empty folder and an unreadable spec with exit 2")
     func refusals() throws {
-        let taken = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--to", "Tests/Fixtures/openapi/bundles"])
+        // On a copy in a temporary folder: were a refusal broken, --force would delete what it points at.
+        let work = try TemporaryFolder()
+        let spec = try work.file("project/openapi/takeaway.yaml", data: Data(contentsOf: PackagePaths.fixtures.appendingPathComponent("openapi/takeaway.yaml")))
+        let kept = try work.file("project/bundles/kept/stubsRules.json", data: Data("[]".utf8))
+        let taken = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", spec.path, "--to", work.url.appendingPathComponent("project/bundles").path])
         #expect(taken.status == 2)
         #expect(taken.stderr.contains("already exists and is not empty; nothing written"), "\(taken.stderr)")
-        // --force never deletes the folder that holds the spec.
-        let holdsSpec = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "Tests/Fixtures/openapi/takeaway.yaml", "--to", "Tests/Fixtures", "--template", "openapi", "--force"])
+        #expect(try String(contentsOf: kept, encoding: .utf8) == "[]")
+        // --force never deletes the folder that holds the spec (the bundle 'openapi' in 'project').
+        let holdsSpec = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", spec.path, "--to", work.url.appendingPathComponent("project").path, "--template", "openapi", "--force"])
         #expect(holdsSpec.status == 2)
         #expect(holdsSpec.stderr.contains("holds or lies inside the input"), "\(holdsSpec.stderr)")
-        #expect(FileManager.default.fileExists(atPath: PackagePaths.fixtures.appendingPathComponent("openapi/takeaway.yaml").path))
-        let missing = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "no/such.yaml", "--to", "/tmp/never-written"])
+        #expect(FileManager.default.fileExists(atPath: spec.path))
+        #expect(FileManager.default.fileExists(atPath: kept.path))
+        let never = work.url.appendingPathComponent("never-written")
+        let missing = try ChildProcess.run("stubkit", arguments: ["scaffold", "--openapi", "no/such.yaml", "--to", never.path])
         #expect(missing.status == 2)
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written"))
+        #expect(!FileManager.default.fileExists(atPath: never.path))
     }
 }

@@ -16,7 +16,7 @@ struct LookupMemoTests {
     """
 
     func request(_ method: String, _ path: String, body: String? = nil) -> URLRequest {
-        var request = URLRequest(url: URL(string: "https://api.example.com\(path)")!)
+        var request = URLRequest(url: URL(string: "https://api.example.test\(path)")!)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
         return request
@@ -95,7 +95,7 @@ extension URLProtocolSuites {
             let statuses = await withTaskGroup(of: (String, Int?).self) { group in
                 for i in 0..<40 {
                     let body = i % 2 == 0 ? "a" : "b"
-                    group.addTask { (body, await session.result("POST", "https://api.example.com/orders", body: body).status) }
+                    group.addTask { (body, await session.result("POST", "https://api.example.test/orders", body: body).status) }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
@@ -116,10 +116,10 @@ extension URLProtocolSuites {
             """#]))
             let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
             defer { session.finishTasksAndInvalidate() }
-            #expect(await session.result("GET", "https://api.example.com/orders/42/items/7").text == "order 42 item 7")
-            #expect(await session.result("GET", "https://api.example.com/orders/43").text == "order {{path.id}} as written")
+            #expect(await session.result("GET", "https://api.example.test/orders/42/items/7").text == "order 42 item 7")
+            #expect(await session.result("GET", "https://api.example.test/orders/43").text == "order {{path.id}} as written")
             // The public matching API still captures them for every rule.
-            #expect(engine.match(StubRequest(url: URL(string: "https://api.example.com/orders/43")!))?.parameters == ["id": "43"])
+            #expect(engine.match(StubRequest(url: URL(string: "https://api.example.test/orders/43")!))?.parameters == ["id": "43"])
             #expect(engine.lookups.count == 0, "startLoading did not use the lookups canInit kept")
         }
 

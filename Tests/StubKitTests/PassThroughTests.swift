@@ -160,11 +160,11 @@ struct PassThroughTests {
         server.stop()
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
         let result = await post(#"{"restaurantId": 3}"#, session: session)
-        #expect(result.error != nil)
+        #expect(result.error?.code == .cannotConnectToHost, "\(String(describing: result.error))")
         #expect(result.status == nil)
         let entry = try #require(engine.journal.entries.last)
         #expect(entry.passedThrough)
-        #expect(entry.error != nil)
+        #expect(entry.error?.code == URLError.Code.cannotConnectToHost.rawValue, "\(String(describing: entry.error))")
     }
 }
 }

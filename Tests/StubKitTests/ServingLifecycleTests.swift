@@ -32,6 +32,10 @@ struct ServingLifecycleTests {
     /// Checks the log: for every load, no client call after its stop or after its final call, and at most
     /// one final call.
     static func expectNoLateCalls(_ records: [ClientCallLog.Record], sourceLocation: SourceLocation = #_sourceLocation) {
+        // An empty log means the loads were not logged at all (logging off, another engine), not that
+        // they behaved: the check below would pass on nothing.
+        #expect(records.contains { $0.event == .started }, "the client-call log saw no load start", sourceLocation: sourceLocation)
+        #expect(records.contains { $0.event == .finalCall || $0.event == .stopped }, "the client-call log saw no load end", sourceLocation: sourceLocation)
         var stopped = Set<Int>()
         var finished = Set<Int>()
         for record in records {

@@ -8,11 +8,7 @@ struct StublintTests {
     func golden(_ name: String) throws {
         let folder = BrokenBundleTests.caseFolder(name)
         let out = try ChildProcess.run("stublint", arguments: ["lint", "."], currentDirectory: folder)
-        let goldenURL = folder.appendingPathComponent("stublint.txt")
-        if ProcessInfo.processInfo.environment["STUBKIT_UPDATE_GOLDENS"] == "1" {
-            try Data(out.stdout.utf8).write(to: goldenURL)
-        }
-        #expect(out.stdout == (try String(contentsOf: goldenURL, encoding: .utf8)))
+        try GoldenFile.expect(out.stdout, matches: folder.appendingPathComponent("stublint.txt"))
         let hasErrors = out.stdout.contains(": error: ")
         #expect(out.status == (hasErrors ? 1 : 0), "\(out.stderr)")
     }

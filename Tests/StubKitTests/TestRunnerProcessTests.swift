@@ -3,6 +3,11 @@ import Testing
 import StubKit
 import StubKitTesting
 import StubKitTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The test runner's side across a real process boundary: stubdemo launched as the app under test,
 /// flags in through launch arguments, requests out through the live journal while it runs.
@@ -239,20 +244,62 @@ struct TestRunnerProcessTests {
     }
 
     #if os(Linux)
-    @Test("launching leaves the runner's SIGPIPE handling alone; a line sent to an app that exited is an error")
+    /// Set in the child process `sigpipeScoped` starts, where this test runs alone.
+    static let sigpipeChildVariable = "STUBKIT_SIGPIPE_CHECK_IN_THIS_PROCESS"
+
+    @Test("launching leaves the runner's SIGPIPE handling alone; a line sent to an app that exited is an error, not a kill")
     func sigpipeScoped() throws {
+        if ProcessInfo.processInfo.environment[Self.sigpipeChildVariable] == "1" {
+            try sigpipeCheckInThisProcess()
+            return
+        }
+        // In a test process of its own: other suites ignore SIGPIPE for their sockets while they run,
+        // so here neither a change by the launcher nor a SIGPIPE it lets through could be seen.
+        let out = try ChildProcess.run(executableURL: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                       arguments: ["--testing-library", "swift-testing", "--filter", "TestRunnerProcessTests/sigpipeScoped"],
+                                       environment: [Self.sigpipeChildVariable: "1"])
+        // Swift Testing writes its report to standard error or standard output, depending on the terminal.
+        let report = out.stdout + out.stderr
+        #expect(out.status == 0, "the child test process ended with \(out.status) (13 is SIGPIPE): \(report.suffix(3000))")
+        #expect(report.contains("Test run with 1 test") && report.contains("passed"), "\(report.suffix(3000))")
+    }
+
+    func sigpipeCheckInThisProcess() throws {
         func disposition() -> UInt {
             var action = sigaction()
             sigaction(SIGPIPE, nil, &action)
             return unsafeBitCast(action.__sigaction_handler.sa_handler, to: UInt.self)
         }
+        // The default: a SIGPIPE the launcher lets through ends this process, and the parent test sees it.
+        signal(SIGPIPE, SIG_DFL)
         let before = disposition()
         let app = try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]), arguments: ["--interactive"])
-        #expect(app.finish() == 0)
-        #expect(disposition() == before)
-        #expect(throws: (any Error).self) { try app.send("GET \(api)/restaurants") }
+        // Stopped as XCUITest stops an app: the runner keeps its end of the app's input open, so the next
+        // write meets a pipe nobody reads (EPIPE, and a SIGPIPE unless the launcher holds it back).
+        app.terminate()
+        #expect(disposition() == before, "launching changed the process's SIGPIPE disposition")
+        #expect { try app.send("GET \(api)/restaurants") } throws: { ($0 as? POSIXError)?.code == .EPIPE }
     }
     #endif
+
+    @Test("terminate() stops an app launched from a thread that blocks every signal with SIGTERM, not the SIGKILL at the limit")
+    func terminateFromBlockingThread() throws {
+        // Dispatch's worker threads block signals; a launch from one must not hand that mask to the app.
+        let launched = Locked<Result<AppUnderTest, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let stubdemo = stubdemo
+        Thread {
+            var all = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_SETMASK, &all, nil)
+            let result = Result { try AppUnderTest.launch(stubdemo, with: AppLaunchConfiguration(templates: ["restaurants_base"]), arguments: ["--interactive"]) }
+            launched.withLock { $0 = result }
+            done.signal()
+        }.start()
+        try #require(done.wait(timeout: .now() + 60) == .success)
+        let app = try #require(try launched.withLock { $0 }?.get())
+        #expect(app.terminate(limit: 30) == SIGTERM, "the app ignored SIGTERM and was killed at the limit")
+    }
 
     @Test("an app killed as XCUITest kills it has already written every line whole")
     func killedApp() async throws {

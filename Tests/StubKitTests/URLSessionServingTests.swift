@@ -93,6 +93,9 @@ struct URLSessionServingTests {
         #expect(error == nil)
         #expect(response?.statusCode == 200)
         #expect(data?.isEmpty ?? true)
+        // The entity's length (items.json), as a GET would have sent it, not 0 and not the rule's 999.
+        #expect(response?.value(forHTTPHeaderField: "Content-Length") == String(#"{"items":[1,2,3]}"#.utf8.count))
+        #expect(response?.value(forHTTPHeaderField: "X-Stub") == nil, "the HEAD rule has no X-Stub header")
     }
 
     @Test("an upload task is answered by its method and path (Linux hands the protocol no body)")
