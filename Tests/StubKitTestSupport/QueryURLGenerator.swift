@@ -1,12 +1,13 @@
 import Foundation
-import StubKitTestSupport
 
 /// Request URLs whose path segments and query names and values mix every character class a URL can
 /// carry: unreserved characters plain and escaped (upper- and lower-case hex), sub-delimiters and
 /// general delimiters plain where the part allows them and escaped, `+`, `%2B`, `%20`, `%25`,
 /// non-ASCII escaped as UTF-8, empty values, names without `=`, and repeated names.
-struct QueryURLGenerator {
-    var random: SeededGenerator
+public struct QueryURLGenerator {
+    public var random: SeededGenerator
+
+    public init(random: SeededGenerator) { self.random = random }
 
     /// Pieces any part may hold: the URL text, as an app would write it.
     static let common = [
@@ -46,7 +47,7 @@ struct QueryURLGenerator {
     }
 
     /// `scheme://host/unique/segments?query`; `unique` keeps every URL's rule its own.
-    mutating func url(base: String, unique: Int) -> String {
+    public mutating func url(base: String, unique: Int) -> String {
         var url = base + "/u\(unique)"
         for _ in 0..<random.below(3) { url += "/" + segment() }
         var items: [String] = []
