@@ -28,6 +28,16 @@ struct RequestNormalizationTests {
         #expect(escaped.pathSegments == ["files", "a b", "été", "plain"])
     }
 
+    @Test("query items as the README's 'query' key describes: split on & and the first =, then decoded; escape case and + as documented")
+    func queryItems() {
+        let request = StubRequest(url: URL(string: "https://h/s?a=%7c%7C&b=x%26y%3Dz&c=1+2&d=1%2B2&e=a%20b&f&g=1=2&a=second")!)
+        #expect(request.queryValue("a") == "||", "escape case does not matter; the first of a repeated name")
+        #expect(request.queryValue("b") == "x&y=z", "escaped separators stay data")
+        #expect(request.queryValue("c") == "1+2" && request.queryValue("d") == "1+2", "+ stays a plus")
+        #expect(request.queryValue("e") == "a b" && request.queryValue("f") == "" && request.queryValue("g") == "1=2")
+        #expect(request.queryItems.count == 8)
+    }
+
     // On Apple platforms a path bridged from NSString has no contiguous UTF-8 bytes and takes the split
     // through the view; on Linux every string is native, so the two are compared directly.
     @Test("the path split through the UTF-8 view (bridged strings) gives the byte scan's segments (fixed seed)")

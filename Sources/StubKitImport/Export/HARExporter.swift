@@ -88,11 +88,17 @@ public struct HARExporter: Sendable {
             }
             url = "\(scheme)://\(host)/" + segments.joined(separator: "/")
         }
+        // A URL sampled from a regex that pins the query (a repeated name) holds its items already:
+        // each condition that one of them meets is not added again, or the re-imported rule would pin
+        // a query with every such item twice.
+        let sampled = URL(string: url).map { StubRequest(url: $0) }
         var query: [(String, String)] = []
         for name in conditions.query.keys.sorted() {
+            if let present = sampled?.queryValue(name), conditions.query[name]!.accepts(present) { continue }
             guard let value = sample(conditions.query[name]!, "query item '\(name)'", note: note) else { continue }
             query.append((name, value))
         }
+        let queryString = (sampled?.queryItems ?? []).map { ($0.name, $0.value) } + query
         if !query.isEmpty {
             var allowed = CharacterSet.urlQueryAllowed
             allowed.remove(charactersIn: "&=+")
@@ -107,7 +113,7 @@ public struct HARExporter: Sendable {
         }
         var harRequest: [String: Any] = [
             "method": method, "url": url, "httpVersion": "HTTP/1.1", "headers": headers,
-            "queryString": query.map { ["name": $0.0, "value": $0.1] }, "cookies": [] as [Any],
+            "queryString": queryString.map { ["name": $0.0, "value": $0.1] }, "cookies": [] as [Any],
             "headersSize": -1, "bodySize": 0,
         ]
         if let (text, mimeType) = body(conditions.body, note: note) {
