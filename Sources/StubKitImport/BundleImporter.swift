@@ -35,7 +35,9 @@ public struct BundleImporter: Sendable {
                 continue
             }
             let files = isDirectory.boolValue ? Self.sourceFiles(in: input) : [input]
-            if files.isEmpty { errors.append(ImportError(file: input.path, "the folder holds no files to import")) }
+            if files.isEmpty {
+                errors.append(ImportError(file: input.path, "holds no files to import: no WireMock mappings/ folder at any depth, and no HAR, WireMock, Mocktail or cassette file (hidden folders, \(WireMockProject.skippedFolders.sorted().joined(separator: ", ")) and __files are not searched)"))
+            }
             var skipped: [String] = []
             for file in files {
                 do throws(ImportError) {
@@ -90,11 +92,17 @@ public struct BundleImporter: Sendable {
         mutating func allow(_ inputBytes: Int) { allowed += inputBytes.multipliedReportingOverflow(by: Self.perInputByte).partialValue }
     }
 
+    /// The files a folder walk reads: at any depth, in path order, without hidden files and folders,
+    /// ``WireMockProject/skippedFolders`` (build output, dependencies) and WireMock `__files` (bodies).
     static func sourceFiles(in folder: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey], options: [.skipsHiddenFiles]) else { return [] }
         var files: [URL] = []
         for case let url as URL in enumerator {
-            if url.pathComponents.contains("__files") { continue }
+            if url.lastPathComponent == "__files" || WireMockProject.skippedFolders.contains(url.lastPathComponent),
+               (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+                enumerator.skipDescendants()
+                continue
+            }
             if ["md", "txt"].contains(url.pathExtension.lowercased()) { continue }
             if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { files.append(url) }
         }

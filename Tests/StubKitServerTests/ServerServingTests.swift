@@ -13,7 +13,8 @@ struct ServerServingTests {
     static let api = """
     { "host": "api.shop.example", "rules": [
       { "name": "menu", "path": "/v1/menu", "json": { "items": ["soup"], "next": "https://api.shop.example/v1/menu?page=2",
-        "help": "https://www.nhs.uk/?ref=https%3A%2F%2Fapi.shop.example", "login": "https://login.example.org/start?return=https://www.nhs.uk/x" } },
+        "help": "https://www.nhs.uk/?ref=https%3A%2F%2Fapi.shop.example", "login": "https://login.example.org/start?return=https://www.nhs.uk/x",
+        "map": "https://www.openstreetmap.example/?from=https://api.shop.example/v1/menu" } },
       { "name": "escaped", "path": "/v1/escaped", "headers": { "Content-Type": "application/json" },
         "body": "{\\"self\\":\\"https:\\\\/\\\\/api.shop.example\\\\/v1\\\\/escaped\\",\\"port\\":\\"https://api.shop.example:8443/x\\"}" },
       { "name": "image", "path": "/v1/logo.png", "headers": { "Content-Type": "image/png" }, "body": "https://api.shop.example/raw" },
@@ -63,6 +64,8 @@ struct ServerServingTests {
         #expect(json["next"] as? String == "\(server.base)/api.shop.example/v1/menu?page=2")
         #expect(json["help"] as? String == "https://www.nhs.uk/?ref=https%3A%2F%2Fapi.shop.example")
         #expect(json["login"] as? String == "https://login.example.org/start?return=https://www.nhs.uk/x")
+        #expect(json["map"] as? String == "https://www.openstreetmap.example/?from=https://api.shop.example/v1/menu",
+                "a stubbed URL in a foreign link's query is that link's data")
         #expect(menu.response?.value(forHTTPHeaderField: "Content-Length") == String(menu.data?.count ?? -1))
 
         let escaped = await server.get("/api.shop.example/v1/escaped")

@@ -77,17 +77,7 @@ enum ReferenceRuleOverlap {
                 let a = rules[j]
                 guard a.priority >= rule.priority, RuleOverlapValidator.covers(a.request, rule.request) else { continue }
                 let isDuplicate = a.priority == rule.priority && RuleOverlapValidator.covers(rule.request, a.request)
-                let related = Diagnostic.RelatedLocation(file: a.source.file, position: a.source.position, keyPath: a.source.keyPath,
-                                                         message: isDuplicate ? "the earlier rule with the same conditions" : "the earlier rule that matches first")
-                if isDuplicate {
-                    diagnostics.append(Diagnostic(.duplicateRule, file: rule.source.file, position: rule.source.position, keyPath: rule.source.keyPath,
-                                                  message: "this rule has the same request conditions as \(a.source.keyPath) (\(a.displayName)), which always answers first",
-                                                  fix: "delete one, or give them different conditions", related: related))
-                } else {
-                    diagnostics.append(Diagnostic(.shadowedRule, file: rule.source.file, position: rule.source.position, keyPath: rule.source.keyPath,
-                                                  message: "this rule can never match: \(a.source.keyPath) (\(a.displayName)) at \(a.source.locationDescription) matches every request it would",
-                                                  fix: "move it before \(a.source.keyPath), or give it a higher 'priority'", related: related))
-                }
+                diagnostics.append(RuleOverlapValidator.diagnostic(rule, coveredBy: a, isDuplicate: isDuplicate))
                 break
             }
         }

@@ -7,12 +7,14 @@ struct Import: ParsableCommand {
         abstract: "Write files from other tools as one bundle.",
         discussion: """
         The format is detected per file from its content unless --format says it. Whatever cannot be \
-        carried over is printed and written to IMPORT-NOTES.md in the bundle. Exit status: 0 everything \
-        carried over, 1 something reported, 2 unreadable input (nothing is written then).
+        carried over is printed and written to IMPORT-NOTES.md in the bundle. A project folder with \
+        WireMock mappings/ folders deeper inside (one per test suite) becomes one bundle per mappings/ \
+        folder, in --to, named after the suite's path. Exit status: 0 everything carried over, \
+        1 something reported, 2 unreadable input (nothing is written then).
         """
     )
 
-    @Argument(help: "Files, or folders read recursively (WireMock: the folder holding mappings/ and __files/).")
+    @Argument(help: "Files, or folders read recursively (WireMock: the folder holding mappings/ and __files/, or a project folder: one bundle per mappings/ folder found at any depth, written into --to).")
     var inputs: [String]
 
     @Option(name: .customLong("to"), help: "The bundle folder to write (new or empty; --force replaces a bundle there), or with --template the folder that holds it.")
@@ -38,6 +40,9 @@ struct Import: ParsableCommand {
             (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         let importer = BundleImporter(format: format, redact: names(redact), keep: names(keep))
+        if inputs.count == 1, format == nil || format == .wiremock, let project = WireMockProject.find(in: URL(fileURLWithPath: inputs[0])) {
+            return try importProject(project, with: importer)
+        }
         let (batches, errors) = importer.read(inputs.map { URL(fileURLWithPath: $0) })
         guard errors.isEmpty else {
             for error in errors { printError(error.description) }

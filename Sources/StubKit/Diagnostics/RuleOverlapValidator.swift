@@ -64,17 +64,20 @@ enum RuleOverlapValidator {
         return (diagnostics, comparisons)
     }
 
-    private static func diagnostic(_ rule: StubRule, coveredBy a: StubRule, isDuplicate: Bool) -> Diagnostic {
+    /// The warning for `rule`, which never matches because the earlier rule `a` always answers first;
+    /// both named by ``StubRule/diagnosticLabel``. Shared with the tests' reference check.
+    static func diagnostic(_ rule: StubRule, coveredBy a: StubRule, isDuplicate: Bool) -> Diagnostic {
         let related = Diagnostic.RelatedLocation(file: a.source.file, position: a.source.position, keyPath: a.source.keyPath,
-                                                 message: isDuplicate ? "the earlier rule with the same conditions" : "the earlier rule that matches first")
+                                                 message: isDuplicate ? "\(a.diagnosticShortLabel) has the same conditions and answers first"
+                                                                      : "\(a.diagnosticShortLabel) matches first")
         if isDuplicate {
             return Diagnostic(.duplicateRule, file: rule.source.file, position: rule.source.position, keyPath: rule.source.keyPath,
-                              message: "this rule has the same request conditions as \(a.source.keyPath) (\(a.displayName)), which always answers first",
+                              message: "\(rule.diagnosticLabel) has the same request conditions as \(a.diagnosticLabel), which always answers first",
                               fix: "delete one, or give them different conditions", related: related)
         }
         return Diagnostic(.shadowedRule, file: rule.source.file, position: rule.source.position, keyPath: rule.source.keyPath,
-                          message: "this rule can never match: \(a.source.keyPath) (\(a.displayName)) at \(a.source.locationDescription) matches every request it would",
-                          fix: "move it before \(a.source.keyPath), or give it a higher 'priority'", related: related)
+                          message: "\(rule.diagnosticLabel) can never match: it is shadowed by \(a.diagnosticLabel), which matches every request it would",
+                          fix: "move it before \(a.diagnosticShortLabel), or give it a higher 'priority'", related: related)
     }
 
     /// Whether every request `b` accepts is accepted by `a`.

@@ -4,12 +4,15 @@ import Foundation
 ///
 /// On by default, because a recorded bundle is committed to a repository. A name is a secret when,
 /// compared case-insensitively and ignoring `-`, `_` and `.`, it is one of ``defaultNames``
-/// (`Authorization`, `Cookie`, `Set-Cookie`, `key`, `X-API-Key`, `sig`, `session`, `auth`, `csrf`, …) or
-/// contains one of ``defaultFragments`` (`token`, `secret`, `password`, `apikey`, `signature`, …: so
-/// `access_token`, `client_secret`, `X-Hub-Signature-256` too). Whole names such as `key` or `auth` are
-/// never fragments, so `keyword` and `author` stay. ``RecordConfiguration/redact`` adds names (matched
-/// whole); ``RecordConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever
-/// their declared type (see ``text(_:contentType:)``).
+/// (`Authorization`, `Cookie`, `Set-Cookie`, `key`, `X-API-Key`, `sig`, `session`, `auth`, `csrf`, …), or
+/// when one of its words ends in one of ``defaultFragments`` (`token`, `secret`, `password`, `apikey`,
+/// `signature`, …: so `access_token`, `refreshToken`, `accesstoken`, `client_secret`, `X-Hub-Signature-256`)
+/// and the next word is not one of ``metadataWords``, which make the name describe a secret rather than
+/// hold one (`token_type`, `tokenExpiresIn`, `password_policy`). Words are split at `-`, `_`, `.` and
+/// camelCase. A name that merely contains a secret word inside one of its words (`tokenizer`, `keyboard`,
+/// `author`) is no secret. ``RecordConfiguration/redact`` adds names (matched whole);
+/// ``RecordConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever their
+/// declared type (see ``text(_:contentType:)``).
 public struct Redactor: Sendable {
     /// What every redacted value becomes.
     public static let placeholder = "REDACTED"
@@ -23,8 +26,16 @@ public struct Redactor: Sendable {
     /// Default names that are secrets as headers, query items and form fields (`?key=AIza…`, `sig=…`)
     /// but ordinary data as JSON fields and XML elements (`{"key": "color"}`, S3's `<Key>photos/a.jpg</Key>`).
     public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp"]
-    /// Parts of names that mark a secret.
+    /// Words that mark a secret when a word of the name ends in one (`access_token`, `accesstoken`), or in
+    /// its plural (`credentials`), and no word of ``metadataWords`` follows.
     public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature"]
+    /// Words that, right after a secret word, make a name describe the secret instead of holding it:
+    /// OAuth's `token_type` (`"Bearer"`, which apps check) and `token_type_hint`, `tokenExpiresIn`,
+    /// `password_policy`. A secret word elsewhere in the name still counts (`token_type_secret`).
+    public static let metadataWords: Set<String> = [
+        "type", "types", "kind", "format", "hint", "expires", "expiry", "expiration", "ttl", "lifetime",
+        "length", "count", "policy", "endpoint", "url", "uri", "required", "enabled",
+    ]
 
     private let names: Set<String>
     private let parameterOnly: Set<String>
@@ -53,10 +64,52 @@ public struct Redactor: Sendable {
     /// Whether a header, query item or form field (`.parameter`), or a JSON field or XML element or
     /// attribute (`.document`), of this name holds a secret.
     public func isSecret(_ name: String, in place: Place = .parameter) -> Bool {
+        let raw = name
         let name = Self.squashed(name)
         guard !name.isEmpty, !kept.contains(name) else { return false }
         if place == .document, parameterOnly.contains(name) { return false }
-        return names.contains(name) || fragments.contains { name.contains($0) }
+        return names.contains(name) || holdsSecretWord(Self.words(of: raw))
+    }
+
+    /// Whether a secret word ends one of `words` without a ``metadataWords`` word right after it.
+    /// The words before are joined, so a fragment of two words (`api_key`) or one word glued to others
+    /// (`xapikey`, `accesstoken`) is found; it must end where a word ends, so `tokenizer` is no `token`.
+    private func holdsSecretWord(_ words: [String]) -> Bool {
+        var joined = ""
+        for (index, word) in words.enumerated() {
+            joined += word
+            let endsInFragment = fragments.contains { joined.hasSuffix($0) || joined.hasSuffix($0 + "s") }
+            guard endsInFragment else { continue }
+            if index + 1 == words.count || !Self.metadataWords.contains(words[index + 1]) { return true }
+        }
+        return false
+    }
+
+    /// The lower-cased words of a name, split at `-`, `_`, `.`, spaces and camelCase (`APIKey` is `api`, `key`).
+    static func words(of name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        let scalars = Array(name.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            if scalar == "-" || scalar == "_" || scalar == "." || scalar == " " {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+                continue
+            }
+            if CharacterSet.uppercaseLetters.contains(scalar), let previous = current.unicodeScalars.last {
+                let afterLower = CharacterSet.lowercaseLetters.contains(previous) || CharacterSet.decimalDigits.contains(previous)
+                // The last capital of an acronym starts the next word: `APIKey` is `API`, `Key`.
+                let endsAcronym = CharacterSet.uppercaseLetters.contains(scalars[index - 1])
+                    && index + 1 < scalars.count && CharacterSet.lowercaseLetters.contains(scalars[index + 1])
+                if afterLower || endsAcronym {
+                    words.append(current)
+                    current = ""
+                }
+            }
+            current.unicodeScalars.append(scalar)
+        }
+        if !current.isEmpty { words.append(current) }
+        return words.map { $0.lowercased() }
     }
 
     /// Headers with secret values replaced; the count of values replaced.

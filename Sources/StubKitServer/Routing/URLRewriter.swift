@@ -4,8 +4,10 @@ import Foundation
 /// request comes back here: `https://api.example.com/v1/menu` becomes
 /// `http://127.0.0.1:8080/api.example.com/v1/menu`, also in JSON's escaped form (`https:\/\/…`).
 ///
-/// Only URLs whose host is exactly a stubbed host (no port, no longer name such as
-/// `api.example.com.evil`) change; every other URL, including one in a query string, stays as it is.
+/// Only URLs whose own host is exactly a stubbed host (no port, no longer name such as
+/// `api.example.com.evil`) change. Every other URL stays as it is, and so does everything inside it: a
+/// stubbed host's URL in the query of a foreign link (`https://maps.example/?from=https://api.example.com/x`)
+/// is that link's data, not a link of its own. A URL ends at white space, a quote, `<`, `>` or a backtick.
 /// Only textual bodies are rewritten; the caller sets `Content-Length` from the new size.
 struct URLRewriter: Sendable {
     let hosts: Set<String>
@@ -34,8 +36,12 @@ struct URLRewriter: Sendable {
         // Built at the first URL found: most bodies hold none.
         var bases: (plain: [UInt8], escaped: [UInt8])?
         while index + 7 <= bytes.count {
-            guard bytes[index] | 0x20 == UInt8(ascii: "h"), let match = urlStart(in: bytes, at: index) else {
+            guard bytes[index] | 0x20 == UInt8(ascii: "h"), let found = url(in: bytes, at: index) else {
                 index += 1
+                continue
+            }
+            guard case .stubbed(let match) = found else {
+                if case .foreign(let end) = found { index = end }
                 continue
             }
             if bases == nil { bases = (Array(base.utf8), Array(base.replacingOccurrences(of: "/", with: "\\/").utf8)) }
@@ -62,8 +68,15 @@ struct URLRewriter: Sendable {
         var escaped: Bool
     }
 
-    /// An `http(s)://host` (or `http(s):\/\/host`) at `index` whose host is stubbed and ends at a boundary.
-    private func urlStart(in bytes: [UInt8], at index: Int) -> Start? {
+    /// What starts at an index: a stubbed host's URL, or another URL, skipped whole up to `end`.
+    private enum Found {
+        case stubbed(Start)
+        case foreign(end: Int)
+    }
+
+    /// The `http(s)://host` (or `http(s):\/\/host`) at `index`: stubbed when its host is stubbed and
+    /// ends at a boundary, otherwise foreign.
+    private func url(in bytes: [UInt8], at index: Int) -> Found? {
         if index > 0, Self.isNameByte(bytes[index - 1]) { return nil }
         var cursor = index
         // Schemes are case-insensitive (`HTTPS://`); `| 0x20` lower-cases an ASCII letter.
@@ -88,11 +101,24 @@ struct URLRewriter: Sendable {
         // A sentence's full stop is not part of the host.
         while cursor > hostStart, bytes[cursor - 1] == UInt8(ascii: ".") { cursor -= 1 }
         guard cursor > hostStart else { return nil }
-        // A port or a longer name means another service: left alone.
-        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") || bytes[cursor] == UInt8(ascii: "@") { return nil }
+        // A port or user info means another service: left alone, like a longer name.
+        let otherService = cursor < bytes.count && (bytes[cursor] == UInt8(ascii: ":") || bytes[cursor] == UInt8(ascii: "@"))
         let host = String(decoding: bytes[hostStart..<cursor], as: UTF8.self).lowercased()
-        guard hosts.contains(host) else { return nil }
-        return Start(hostStart: hostStart, hostEnd: cursor, escaped: escaped)
+        guard !otherService, hosts.contains(host) else { return .foreign(end: Self.urlEnd(in: bytes, from: cursor)) }
+        return .stubbed(Start(hostStart: hostStart, hostEnd: cursor, escaped: escaped))
+    }
+
+    /// Where the URL that reaches `index` ends: at white space or a control byte, a quote, `<`, `>` or a
+    /// backtick (what ends a URL in JSON, HTML, XML and prose), or at the end of the text.
+    private static func urlEnd(in bytes: [UInt8], from index: Int) -> Int {
+        var cursor = index
+        while cursor < bytes.count {
+            let byte = bytes[cursor]
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+                || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "`") { break }
+            cursor += 1
+        }
+        return cursor
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

@@ -1,0 +1,99 @@
+import Foundation
+
+/// WireMock stubs as a project keeps them: a `mappings` folder, with its bodies in `__files` beside it,
+/// per test suite, at any depth (`src/test/resources/<suite>/mappings`). Each becomes its own bundle.
+package struct WireMockProject: Sendable {
+    /// One `mappings` folder and the bundle it becomes.
+    package struct Suite: Sendable, Equatable {
+        /// The bundle's template name, made from the suite's path (see ``find(in:)``).
+        package var name: String
+        package var mappings: URL
+        /// `__files` beside `mappings` (it may not exist).
+        package var files: URL
+        /// The `mappings` folder's path relative to the project folder, for reports.
+        package var relativePath: String
+    }
+
+    package var root: URL
+    /// In path order.
+    package var suites: [Suite]
+    /// `mappings` folders that hold no file to import, relative to the project folder: no bundle for them.
+    package var emptyMappings: [String]
+
+    /// Folders never searched: where builds copy test resources and package managers keep others' files.
+    /// Hidden folders (`.git`, `.gradle`, `.build`) are skipped too.
+    package static let skippedFolders: Set<String> = ["build", "target", "node_modules"]
+
+    /// The suites of a project folder, or `nil` when `folder` is itself a WireMock root (a `mappings`
+    /// folder, or a folder holding one directly, imported as one bundle) or holds no `mappings` folder.
+    ///
+    /// A found `mappings` folder is not searched further (its subfolders are its own), nor is `__files`.
+    /// Bundle names are the suites' paths (the folders holding `mappings`) without the leading and
+    /// trailing folders they all share, joined with `_` (`src/test/resources/payments` and `…/orders`
+    /// become `payments` and `orders`; one suite is named by its last folder); names that collide,
+    /// ignoring case, get `_2`, `_3` in path order.
+    package static func find(in folder: URL) -> WireMockProject? {
+        let root = folder.standardizedFileURL
+        let fm = FileManager.default
+        guard root.lastPathComponent != "mappings" else { return nil }
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: root.appendingPathComponent("mappings").path, isDirectory: &isDirectory), isDirectory.boolValue { return nil }
+        guard let walk = fm.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles]) else { return nil }
+        var found: [URL] = []
+        for case let url as URL in walk {
+            guard (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true else { continue }
+            let name = url.lastPathComponent
+            if skippedFolders.contains(name) || name == "__files" {
+                walk.skipDescendants()
+            } else if name == "mappings" {
+                found.append(url.standardizedFileURL)
+                walk.skipDescendants()
+            }
+        }
+        guard !found.isEmpty else { return nil }
+        found.sort { $0.path < $1.path }
+        let relative = found.map { Array($0.pathComponents.dropFirst(root.pathComponents.count)) }
+        var suites: [(mappings: URL, path: [String])] = [], empty: [String] = []
+        for (mappings, components) in zip(found, relative) {
+            if BundleImporter.sourceFiles(in: mappings).isEmpty {
+                empty.append(components.joined(separator: "/"))
+            } else {
+                suites.append((mappings, Array(components.dropLast())))
+            }
+        }
+        let names = uniqueNames(bundleNames(suites.map(\.path)))
+        return WireMockProject(root: root, suites: zip(suites, names).map { suite, name in
+            Suite(name: name, mappings: suite.mappings, files: suite.mappings.deletingLastPathComponent().appendingPathComponent("__files"),
+                  relativePath: (suite.path + ["mappings"]).joined(separator: "/"))
+        }, emptyMappings: empty)
+    }
+
+    /// Each path without the leading and trailing folders all paths share, keeping at least one.
+    static func bundleNames(_ paths: [[String]]) -> [String] {
+        var paths = paths
+        while paths.allSatisfy({ $0.count > 1 && $0.first == paths[0].first }) { paths = paths.map { Array($0.dropFirst()) } }
+        while paths.count > 1, paths.allSatisfy({ $0.count > 1 && $0.last == paths[0].last }) { paths = paths.map { Array($0.dropLast()) } }
+        return paths.map { path in
+            // A plain folder name: letters, digits, `-`, `_` and inner `.`; anything else becomes `_`.
+            let joined = path.joined(separator: "_").unicodeScalars.map { scalar -> String in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)) ? String(scalar) : "_"
+            }.joined()
+            let trimmed = joined.drop { $0 == "." }
+            return trimmed.isEmpty ? "wiremock" : String(trimmed)
+        }
+    }
+
+    /// `names` with later repeats (ignoring case: macOS folders are case-insensitive) given `_2`, `_3`.
+    static func uniqueNames(_ names: [String]) -> [String] {
+        var taken: Set<String> = []
+        return names.map { name in
+            var candidate = name, number = 1
+            while taken.contains(candidate.lowercased()) {
+                number += 1
+                candidate = "\(name)_\(number)"
+            }
+            taken.insert(candidate.lowercased())
+            return candidate
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import StubKit
+
+/// Which names hold secrets: secret words count as words of the name (split at `-`, `_`, `.` and
+/// camelCase), never as any substring, and never when the next word says the name only describes one.
+struct RedactorNameTests {
+    struct NameCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var place: Redactor.Place = .parameter
+        var secret: Bool
+        var testDescription: String { "\(name)\(place == .document ? " (document)" : "") → \(secret ? "secret" : "kept")" }
+    }
+
+    static let secretNames = [
+        // RFC 6749 §5.1 and OpenID Connect: the tokens themselves.
+        "access_token", "refresh_token", "id_token", "accessToken", "RefreshToken", "ID-Token", "accesstoken", "ACCESS_TOKEN",
+        "token", "tokens", "X-Auth-Token", "X-CSRF-Token", "X-Amz-Security-Token", "sessionToken", "auth_token", "bearerToken",
+        "password", "Password", "new_password", "password_confirmation", "passwordHash", "passwd", "user.password",
+        "client_secret", "clientSecret", "secret", "secrets", "webhook_secret_key", "token_type_secret",
+        "api_key", "apiKey", "APIKey", "X-Api-Key", "xapikey", "X-Goog-Api-Key", "apikeys",
+        "authorization", "Authorization", "Proxy-Authorization", "cookie", "Cookie", "Set-Cookie", "set_cookie",
+        "credentials", "X-Amz-Credential", "X-Amz-Signature", "X-Hub-Signature-256", "sha256Signature", "private_key", "privateKey",
+    ].map { NameCase(name: $0, secret: true) }
+        + ["access_token", "id_token", "refreshToken", "client_secret", "password", "apiKey", "authorization"]
+        .map { NameCase(name: $0, place: .document, secret: true) }
+
+    static let keptNames = [
+        // RFC 6749 §5.1 and RFC 7009: what describes the tokens.
+        "token_type", "tokenType", "TOKEN_TYPE", "expires_in", "scope", "token_type_hint", "refresh_token_expires_in",
+        "tokenExpiresIn", "token_endpoint", "password_policy", "passwordExpiry", "tokens_count",
+        // Names that merely contain a secret word.
+        "tokenizer", "tokenizers", "tokenized", "keyboard", "author", "authorName", "keyword", "monkey", "secretary",
+        "passwordless", "Content-Type", "email", "name", "grant_type",
+    ].map { NameCase(name: $0, secret: false) }
+        + ["token_type", "expires_in", "scope", "tokenizer", "keyboard", "author", "key", "session"]
+        .map { NameCase(name: $0, place: .document, secret: false) }
+
+    @Test("names that hold secrets are redacted, in any spelling", arguments: secretNames)
+    func secretName(_ c: NameCase) {
+        #expect(Redactor().isSecret(c.name, in: c.place))
+    }
+
+    @Test("names that describe a secret or only contain a secret word are kept", arguments: keptNames)
+    func keptName(_ c: NameCase) {
+        #expect(!Redactor().isSecret(c.name, in: c.place))
+    }
+
+    @Test("the words of a name", arguments: [
+        ("access_token", ["access", "token"]), ("X-API-Key", ["x", "api", "key"]), ("APIKey", ["api", "key"]),
+        ("refreshTokenExpiresIn", ["refresh", "token", "expires", "in"]), ("sha256Signature", ["sha256", "signature"]),
+        ("user.password", ["user", "password"]), ("tokenizer", ["tokenizer"]), ("__x__", ["x"]),
+    ])
+    func words(_ name: String, _ expected: [String]) {
+        #expect(Redactor.words(of: name) == expected)
+    }
+
+    @Test("a token response body keeps token_type and redacts every token")
+    func tokenResponseBody() throws {
+        let body = #"{"access_token":"a-111111","token_type":"Bearer","expires_in":3600,"refresh_token":"r-222222","id_token":"i-333333","scope":"openid"}"#
+        let result = Redactor().json(try JSONSerialization.jsonObject(with: Data(body.utf8)))
+        let object = try #require(result.value as? [String: Any])
+        #expect(object["token_type"] as? String == "Bearer")
+        #expect(object["expires_in"] as? Int == 3600)
+        #expect(object["scope"] as? String == "openid")
+        for name in ["access_token", "refresh_token", "id_token"] { #expect(object[name] as? String == Redactor.placeholder, "\(name)") }
+        #expect(result.redacted == 3)
+        // The same response as a form body (GitHub's default).
+        let form = Redactor().formEncoded("access_token=a-111111&token_type=bearer&scope=repo").text
+        #expect(form == "access_token=REDACTED&token_type=bearer&scope=repo")
+    }
+}
