@@ -82,10 +82,34 @@ public final class StubServer: Sendable {
     /// - Returns: the port (the one chosen by the system for port 0).
     /// - Throws: ``StubServerError`` when the address cannot be bound (the port is taken, say).
     public func start() async throws(StubServerError) -> Int {
-        let quiescing = ServerQuiescingHelper(group: group)
+        let channel: any Channel, quiescing: ServerQuiescingHelper
+        do {
+            (channel, quiescing) = try await bind()
+        } catch {
+            // The server cannot start again: stop its loops now rather than in deinit.
+            state.withLockedValue { $0.stopped = true; $0.groupShutDown = true }
+            try? await group.shutdownGracefully()
+            throw StubServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(Self.reason(error))")
+        }
+        let port = channel.localAddress?.port ?? configuration.port
+        dispatcher.bound(to: "\(Self.urlHost(configuration.host)):\(port)")
+        state.withLockedValue { state in
+            state.channel = channel
+            state.quiescing = quiescing
+            state.port = port
+        }
+        return port
+    }
+
+    private func bind() async throws -> (any Channel, ServerQuiescingHelper) {
+        // The listening channel and the quiescing helper's promise on one loop: when a failed bind lets
+        // go of the helper during the group's shutdown, it completes its promise on the loop it runs
+        // on, instead of scheduling onto another loop that may already have stopped.
+        let serverLoop = group.next()
+        let quiescing = ServerQuiescingHelper(group: serverLoop)
         let dispatcher = self.dispatcher
         let connections = self.connections
-        let bootstrap = ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: serverLoop, childGroup: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
@@ -104,20 +128,7 @@ public final class StubServer: Sendable {
                     try operations.addHandler(ConnectionHandler(dispatcher: dispatcher))
                 }
             }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        } catch {
-            throw StubServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(error)")
-        }
-        let port = channel.localAddress?.port ?? configuration.port
-        dispatcher.bound(to: "\(Self.urlHost(configuration.host)):\(port)")
-        state.withLockedValue { state in
-            state.channel = channel
-            state.quiescing = quiescing
-            state.port = port
-        }
-        return port
+        return (try await bootstrap.bind(host: configuration.host, port: configuration.port).get(), quiescing)
     }
 
     /// Stops accepting connections, lets answers in flight finish (up to
@@ -161,6 +172,14 @@ public final class StubServer: Sendable {
     public func runUntilSignalled(_ signals: ShutdownSignals = ShutdownSignals()) async {
         await signals.wait()
         await shutdown()
+    }
+
+    /// What went wrong, in words: NIO's system-call errors without the call's Swift signature.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? IOError else { return String(describing: error) }
+        let text = String(cString: strerror(error.errnoCode))
+        let hint = error.errnoCode == EADDRINUSE ? "; another process uses it: choose another port, or 0 for a free one" : ""
+        return "\(text) (errno \(error.errnoCode))\(hint)"
     }
 
     static func urlHost(_ host: String) -> String {

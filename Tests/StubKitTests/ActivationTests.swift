@@ -20,6 +20,29 @@ struct ActivationTests {
         #expect(LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "false"]).isEmpty)
     }
 
+    @Test("a switch value that is neither on nor off stops activation with an error naming it", arguments: [
+        (["/app", "STUB_API_CALLS_base"], ["STUB_KILL_NETWORK": "maybe"], "environment variable STUB_KILL_NETWORK=maybe"),
+        (["/app", "STUB_KILL_NETWORK=yess"], [:], "launch argument STUB_KILL_NETWORK=yess"),
+        (["/app"], ["STUB_API_CALLS_base": "sometimes"], "environment variable STUB_API_CALLS_base=sometimes"),
+    ])
+    func unreadableSwitch(arguments: [String], environment: [String: String], named: String) throws {
+        let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+        #expect(configuration.problems.contains { $0.hasPrefix(named) && $0.contains("not a switch value") }, "\(configuration.problems)")
+        #expect(throws: (any Error).self) { try StubActivation.activate(arguments: arguments, environment: environment, register: false) }
+    }
+
+    @Test("switch values: on, off and their words, any case; an empty value is on")
+    func switchValues() {
+        for on in ["1", "YES", "true", "On", ""] {
+            #expect(LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": on]).killSwitch, "\(on)")
+        }
+        for off in ["0", "no", "FALSE", "off"] {
+            let c = LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": off])
+            #expect(!c.killSwitch && c.problems.isEmpty, "\(off)")
+        }
+        #expect(LaunchConfiguration(arguments: ["/app", "STUB_KILL_NETWORK=off"], environment: ["STUB_KILL_NETWORK": "1"]).killSwitch == false)
+    }
+
     @Test("a configuration turns into the launch arguments a UI test passes, and back")
     func launchArgumentsRoundTrip() {
         let configuration = LaunchConfiguration(templates: ["base", "closed"], killSwitch: true,

@@ -137,6 +137,13 @@ struct LaunchFlagsTests {
         #expect(date >= before && date <= Date())
     }
 
+    @Test("a launch that only activates stubs or the kill switch is a test launch")
+    func stubsOnly() throws {
+        #expect(try LaunchBridge(arguments: ["/app", "STUB_API_CALLS_base"], environment: [:]).isTestLaunch)
+        #expect(try LaunchBridge(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "1"]).isTestLaunch)
+        #expect(try !LaunchBridge(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "0"]).isTestLaunch)
+    }
+
     @Test("STUB_NOW is the date the app sees")
     func fixedNow() throws {
         let bridge = try LaunchBridge(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z"], environment: [:])

@@ -65,6 +65,13 @@ struct TestRunnerProcessTests {
         #expect(replay["now"] as? String == "2026-11-23T12:29:36Z")
     }
 
+    @Test("stubdemo --print-launch with stubs active says it is a test launch")
+    func stubbedLaunchIsTestLaunch() throws {
+        let out = try ChildProcess.run("stubdemo", arguments: ["STUB_API_CALLS_restaurants_base", "STUB_KILL_NETWORK", "--print-launch", "GET", "\(api)/restaurants"])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(try launchLine(out)["isTestLaunch"] as? Bool == true)
+    }
+
     @Test("a production launch sees no flags, writes no journal, and reaches the real network")
     func production() throws {
         let server = try LoopbackServer()

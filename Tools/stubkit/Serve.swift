@@ -20,7 +20,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("template"), help: "A template to activate; repeat to layer them (later ones win).")
     var templates: [String] = []
 
-    @Option(help: "The port; 0 lets the system choose a free one.")
+    // Unconditional: `--port -1` is a value to refuse with a reason, not a missing value and a flag.
+    @Option(parsing: .unconditional, help: "The port; 0 lets the system choose a free one.")
     var port = 0
 
     @Option(name: .customLong("port-file"), help: "Write the chosen port to this file once listening.")

@@ -24,9 +24,13 @@ public struct LaunchBridge: Sendable {
     /// `STUB_SEED`, for the app's own random choices.
     public var seed: UInt64?
 
-    /// Whether the launch carries anything for tests; `false` in a production launch.
+    /// Whether the launch asks for stubbing (templates, the kill switch, recording, a live journal).
+    public var stubsRequested: Bool
+
+    /// Whether the launch carries anything for tests: stubs, flags, a fixed clock or a seed; `false` in
+    /// a production launch.
     public var isTestLaunch: Bool {
-        !featureFlags.isEmpty || !automationFlags.isEmpty || now != nil || seed != nil
+        stubsRequested || !featureFlags.isEmpty || !automationFlags.isEmpty || now != nil || seed != nil
     }
 
     /// The flags of one kind.
@@ -58,8 +62,10 @@ public struct LaunchBridge: Sendable {
         if let activation {
             now = activation.engine.fixedNow
             seed = activation.configuration.seed
+            stubsRequested = !activation.configuration.isEmpty
         } else {
             let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+            stubsRequested = !configuration.isEmpty
             if let problem = configuration.problems.first { throw .invalidLaunchSetting(problem) }
             // As activation does: a replayed recording sees the time it was recorded at.
             let locator = BundleLocator(explicitFolder: nil, environment: environment)
@@ -68,7 +74,9 @@ public struct LaunchBridge: Sendable {
         }
     }
 
-    public init(featureFlags: LaunchFlags = [:], automationFlags: LaunchFlags = [:], now: Date? = nil, seed: UInt64? = nil) {
+    public init(featureFlags: LaunchFlags = [:], automationFlags: LaunchFlags = [:], now: Date? = nil, seed: UInt64? = nil,
+                stubsRequested: Bool = false) {
+        self.stubsRequested = stubsRequested
         self.featureFlags = featureFlags
         self.automationFlags = automationFlags
         self.now = now

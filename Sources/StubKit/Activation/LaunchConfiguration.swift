@@ -70,17 +70,22 @@ public struct LaunchConfiguration: Sendable, Hashable {
             }
         }
 
-        func isOn(_ value: String) -> Bool {
-            !["0", "no", "false", "off"].contains(value.lowercased())
+        // A switch given a value that is neither on nor off is an error, as for STUB_NOW: read as on, a
+        // typo would quietly change what the app under test sees.
+        func isOn(_ value: String, _ name: String, from source: String) -> Bool {
+            if value.isEmpty { return true }
+            if let on = Self.switchWord(value) { return on }
+            problems.append("\(source) \(name)=\(value): not a switch value; use 1 or 0, YES or NO, true or false, on or off")
+            return false
         }
 
         if let list = environment[Self.templateListVariable] {
             templates += list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        for name in environment.keys.sorted() where name.hasPrefix(Self.templatePrefix) && isOn(environment[name]!) {
+        for name in environment.keys.sorted() where name.hasPrefix(Self.templatePrefix) && isOn(environment[name]!, name, from: "environment variable") {
             templates.append(String(name.dropFirst(Self.templatePrefix.count)))
         }
-        if let value = environment[Self.killSwitchFlag], isOn(value) { killSwitch = true }
+        if let value = environment[Self.killSwitchFlag], isOn(value, Self.killSwitchFlag, from: "environment variable") { killSwitch = true }
         for name in [Self.nowPrefix, Self.seedPrefix] {
             if let value = environment[name] { setting(name, value, from: "environment variable") }
         }
@@ -102,6 +107,8 @@ public struct LaunchConfiguration: Sendable, Hashable {
                 if switchValue() { templates.append(template) } else { templates.removeAll { $0 == template } }
             } else if flag == Self.killSwitchFlag {
                 killSwitch = switchValue()
+            } else if flag.hasPrefix(Self.killSwitchFlag + "=") {
+                killSwitch = isOn(String(flag.dropFirst(Self.killSwitchFlag.count + 1)), Self.killSwitchFlag, from: "launch argument")
             } else if let equals = flag.firstIndex(of: "="), [Self.nowPrefix, Self.seedPrefix].contains(String(flag[..<equals])) {
                 setting(String(flag[..<equals]), String(flag[flag.index(after: equals)...]), from: "launch argument")
             } else if dashed, [Self.nowPrefix, Self.seedPrefix].contains(flag) {
@@ -149,6 +156,15 @@ public struct LaunchConfiguration: Sendable, Hashable {
         case "yes", "true", "1": return true
         case "no", "false", "0": return false
         default: return nil
+        }
+    }
+
+    /// A switch variable's value: ``booleanWord(_:)``'s words, and `on`/`off`.
+    static func switchWord(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "on": return true
+        case "off": return false
+        default: return booleanWord(text)
         }
     }
 

@@ -34,7 +34,8 @@ public struct StubActivation: Sendable {
         register: Bool = true
     ) throws(StubKitError) -> StubActivation? {
         let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
-        guard !configuration.isEmpty else { return nil }
+        // A STUB_ setting that cannot be read asked for something: an error, never a production start.
+        guard !configuration.isEmpty || !configuration.problems.isEmpty else { return nil }
         let locator = BundleLocator(explicitFolder: bundlesFolder, environment: environment)
         let activation = try prepare(configuration, locator: locator, mode: mode)
         if register { activation.engine.register() }

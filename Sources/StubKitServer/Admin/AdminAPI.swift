@@ -38,7 +38,8 @@ final class AdminAPI: Sendable {
     func activate(_ template: String) throws(Failure) -> [Diagnostic] {
         guard BundleLocator.isValidTemplateName(template), let folder = locator.folder(for: template) else {
             let known = locator.availableTemplates()
-            throw Failure(status: 404, message: "no template '\(template)' in \(locator.searchFolders.map(\.path).joined(separator: ", ")) (available: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+            let suggestion = Suggestion.closest(to: template, in: known).map { "; did you mean '\($0)'?" } ?? ""
+            throw Failure(status: 404, message: "no template '\(template)' in \(locator.searchFolders.map(\.path).joined(separator: ", "))\(suggestion) (available: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
         }
         activation.lock()
         defer { activation.unlock() }
