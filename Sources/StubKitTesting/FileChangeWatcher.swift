@@ -39,8 +39,12 @@ final class FileChangeWatcher: @unchecked Sendable {
         self.source = source
         source.setCancelHandler { close(descriptor) }
         guard watchFile(at: path, queue: queue, onChange: onChange) else {
+            let error = Self.error("cannot watch \(path)")
+            // libdispatch traps when a source that was never resumed is released: resume it (it has
+            // no event handler yet) and cancel it, which closes the folder's descriptor.
+            source.resume()
             source.cancel()
-            throw Self.error("cannot watch \(path)")
+            throw error
         }
         source.setEventHandler { [weak self] in
             // An entry of the folder changed: if the name now points at another file, follow it.

@@ -147,8 +147,22 @@ public final class StubURLProtocol: URLProtocol {
         try? readBody(of: request)
     }
 
-    /// Like ``body(of:)``, but a stream that fails half-way throws instead of passing for a short body.
-    static func readBody(of request: URLRequest) throws -> Data? {
+    /// The most bytes of an `httpBodyStream` read into memory, to match, template, record or forward
+    /// the body; a longer body fails the request with `URLError(.dataLengthExceedsMaximum)` rather
+    /// than filling memory. A body that no rule looks at is not read at all.
+    static let maximumStreamedBodySize = 64 * 1024 * 1024
+
+    /// A request body stream longer than the cap.
+    struct BodyTooLarge: LocalizedError {
+        var limit: Int
+        var errorDescription: String? {
+            "the body is longer than \(limit) bytes, the most StubKit reads from a body stream (send it as httpBody, or answer it with a rule that does not look at the body)"
+        }
+    }
+
+    /// Like ``body(of:)``, but a stream that fails half-way throws instead of passing for a short body,
+    /// and one longer than `limit` throws ``BodyTooLarge`` after reading at most `limit + 1` bytes.
+    static func readBody(of request: URLRequest, limit: Int = maximumStreamedBodySize) throws -> Data? {
         if let body = request.httpBody { return body }
         guard let stream = request.httpBodyStream else { return nil }
         var data = Data()
@@ -156,12 +170,13 @@ public final class StubURLProtocol: URLProtocol {
         defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
+            let count = stream.read(&buffer, maxLength: min(buffer.count, limit + 1 - data.count))
             if count == 0 { break }
             if count < 0 {
                 throw stream.streamError ?? URLError(.cannotDecodeRawData, userInfo: [NSLocalizedDescriptionKey: "the body stream failed after \(data.count) bytes"])
             }
             data.append(buffer, count: count)
+            if data.count > limit { throw BodyTooLarge(limit: limit) }
         }
         return data
     }
