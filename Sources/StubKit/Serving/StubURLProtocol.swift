@@ -122,7 +122,7 @@ public final class StubURLProtocol: URLProtocol {
     /// completion handler or `data(for:)` (seen with Swift 6.3.1), so the body goes in one piece there,
     /// memory-mapped from a response file rather than read. Tasks whose session delegate receives the
     /// data are told each chunk, so they get it streamed and a large file never sits in memory whole.
-    /// Apple platforms always stream.
+    /// Apple platforms take every body in chunks (the caller still sends small ones in one piece).
     static func chunkSize(for task: URLSessionTask?) -> Int {
         #if canImport(FoundationNetworking)
         return FoundationNetworkingInspection.deliversChunksToDelegate(task) ? streamingChunkSize : Int.max
