@@ -51,8 +51,9 @@ public final class StubURLProtocol: URLProtocol {
     ///
     /// A body that travels as `httpBodyStream` cannot be read here (it can be read once, and Apple's
     /// URLSession hands most bodies over that way), so such a request is taken when a rule would answer
-    /// it apart from its body conditions; `startLoading` reads the body and decides for real, and
-    /// forwards the request to the network if no rule matches after all.
+    /// it apart from its body conditions; `startLoading` reads the body when that rule looks at it
+    /// (``StubEngine/needsStreamedBody(_:)``) and decides for real, and forwards the request to the
+    /// network if no rule matches after all.
     public override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
         guard let engine = currentEngine else { return false }
