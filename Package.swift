@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "StubKit",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // No watchOS: it does not support custom URLProtocols, which the library is built on.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
     products: [
         .library(name: "StubKit", targets: ["StubKit"]),
         // For UI-test targets and test runners: launch configuration, live journal, app launcher.

@@ -77,8 +77,10 @@ public final class AppUnderTest: @unchecked Sendable {
         _ = fcntl(input.fileHandleForWriting.fileDescriptor, F_SETNOSIGPIPE, 1)
         #endif
 
+        // The closures take the file handles, not the pipes: `Pipe` is not `Sendable` on every SDK.
+        let outHandle = out.fileHandleForReading, errHandle = err.fileHandleForReading
         DispatchQueue.global().async { [output, lineArrived] in
-            let handle = out.fileHandleForReading
+            let handle = outHandle
             while true {
                 let data = handle.availableData
                 let lines: Int = output.withLock { state in
@@ -97,7 +99,7 @@ public final class AppUnderTest: @unchecked Sendable {
             }
         }
         DispatchQueue.global().async { [output, stderrDone] in
-            let data = err.fileHandleForReading.readDataToEndOfFile()
+            let data = errHandle.readDataToEndOfFile()
             output.withLock { $0.stderr = data }
             stderrDone.signal()
         }

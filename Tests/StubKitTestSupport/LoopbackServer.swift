@@ -127,16 +127,19 @@ public final class LoopbackServer: @unchecked Sendable {
         let wasStopped = stopped
         stopped = true
         state.unlock()
-        if !wasStopped {
-            shutdown(socketFD, Int32(SHUT_RDWR))
-            close(socketFD)
-        }
+        // Shut down only: the accept loop closes the descriptor when it ends. Closing it here would let
+        // the next server get the same descriptor number while this loop may still call accept() on
+        // it, and answer that server's requests with this one's responses.
+        if !wasStopped { shutdown(socketFD, Int32(SHUT_RDWR)) }
     }
 
     private static func acceptLoop(fd: Int32, counter: Counter, response respond: @Sendable (ReceivedRequest) -> Data) {
         while true {
             let client = accept(fd, nil, nil)
-            if client < 0 { return }
+            if client < 0 {
+                close(fd)
+                return
+            }
             counter.lock.lock()
             counter.connections += 1
             counter.lock.unlock()

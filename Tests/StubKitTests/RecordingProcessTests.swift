@@ -86,7 +86,7 @@ struct RecordingProcessTests {
                                        environment: ["STUB_RECORD": "up", "STUB_BUNDLES_PATH": folder.url.path])
         #if canImport(FoundationNetworking)
         let error = out.jsonLines.first?["error"] as? [String: Any]
-        #expect((error?["description"] as? String)?.contains("cannot record upload tasks on Linux") == true, "\(out.stdout)")
+        #expect((error?["description"] as? String)?.contains("cannot record this upload task") == true, "\(out.stdout)")
         #expect(backend.server.connectionCount == 0)
         #else
         #expect(out.jsonLines.first?["status"] as? Int == 201)

@@ -279,6 +279,21 @@ public final class StubEngine: Sendable {
         lookups.remember(key, LookupMemo.Found(request: request, index: index, entry: entry))
         return true
     }
+
+    /// Whether a request whose body is still in its `httpBodyStream` must have it read before it is
+    /// answered: the rule that answers it apart from its body looks at the body (body conditions, or a
+    /// template that reads it), or the request is recorded (the backend gets it, and so does the
+    /// bundle), or no rule answers it apart from the body (it may be forwarded, and the kill switch's
+    /// report explains near misses with the body). A request answered by a rule that ignores the body
+    /// is served without reading it: a large upload is not held in memory for nothing.
+    func needsStreamedBody(_ request: StubRequest) -> Bool {
+        if let recorder, recorder.records(request) { return true }
+        let (index, states) = state.withLock { ($0.index, $0.scenarioStates) }
+        var pending = request
+        pending.bodyPending = true
+        guard let entry = index.firstEntry(for: pending, states: states) else { return true }
+        return entry.rule.looksAtRequestBody
+    }
 }
 
 /// The rule that answers a request, the bundle it came from, the path parameters it captured, and the

@@ -70,19 +70,20 @@ public final class Recorder: Sendable {
         counts.withLock { $0.failed += 1; $0.problems.append(error.localizedDescription) }
     }
 
-    /// Why a task cannot be recorded, or `nil`. On Linux, FoundationNetworking hands a `URLProtocol` no
-    /// body for an upload task (`hasBody`: the request carries none): forwarding it would send the
-    /// backend a request without its body, and record a rule that never matches the real one. Nor can
-    /// a `URLProtocol` produce a download task's file there.
+    /// Why a task cannot be recorded, or `nil`. An upload task whose body the loading system did not
+    /// hand over (`hasBody`: the request carries none; FoundationNetworking never does, nor does Apple's
+    /// URLSession for uploads from data or a file, as OHHTTPStubs documents) would reach the backend
+    /// without its body and be recorded as a rule that never matches the real one. On Linux a
+    /// `URLProtocol` cannot produce a download task's file either.
     static func unrecordableTaskReason(_ task: URLSessionTask?, hasBody: Bool) -> String? {
         #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             return "StubKit cannot record download tasks on Linux: FoundationNetworking gives a URLProtocol no way to hand the app the downloaded file. Use a data task (dataTask(with:) or data(for:)) while recording and write the data to a file yourself."
         }
-        if task is URLSessionUploadTask, !hasBody {
-            return "StubKit cannot record upload tasks on Linux: FoundationNetworking hands a URLProtocol no upload body, so the request would reach the server without it. Use a data task with httpBody while recording."
-        }
         #endif
+        if task is URLSessionUploadTask, !hasBody {
+            return "StubKit cannot record this upload task: the URL loading system hands a URLProtocol no upload body, so the request would reach the server without it. Use a data task with httpBody while recording."
+        }
         return nil
     }
 

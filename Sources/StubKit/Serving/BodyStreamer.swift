@@ -11,20 +11,25 @@ import FoundationNetworking
 /// - Throttled: one chunk of a quarter-second's bytes per step, the next step on a timer that
 ///   `stopLoading` cancels.
 /// - Back-pressure (Linux, where the session's delegate queue is known): after each chunk a marker
-///   operation is queued on the delegate queue behind it; at most ``window`` chunks are ahead of
-///   the delegate, and the next chunk is sent when a marker runs. Nothing ever blocks, so a delegate
+///   operation is queued on the delegate queue behind it; at most ``window`` chunk is ahead of the
+///   delegate, and the next chunk is sent when its marker runs. Nothing ever blocks, so a delegate
 ///   that calls `cancel()` from `didReceive` cannot deadlock against the stream.
+/// - Cancel means stop: a step of a task that is being cancelled sends nothing, even before the
+///   loading system gets round to `stopLoading`. The loading system queues chunks for the delegate
+///   without looking at the task's state, so with the window of one, a delegate that cancels in
+///   `didReceive` gets at most one more chunk.
 ///
 /// All state is touched only on the load's context, one step at a time.
 final class BodyStreamer: @unchecked Sendable {
     /// Chunks handed over but not yet taken by a delegate whose queue is known.
-    static let window = 8
+    static let window = 1
 
     private let reader: ResponseBodyReader
     private let rendered: Data?
     private let chunkSize: Int
     private let throttle: Int?
     private let executor: LoadExecutor
+    private weak var task: URLSessionTask?
     private let delegateQueue: OperationQueue?
     private let deliver: (Data) -> Void
     private let end: (Result<Sent, any Error>) -> Void
@@ -41,13 +46,14 @@ final class BodyStreamer: @unchecked Sendable {
         var truncated = false
     }
 
-    init(reader: ResponseBodyReader, rendered: Data?, chunkSize: Int, throttle: Int?, executor: LoadExecutor,
+    init(reader: ResponseBodyReader, rendered: Data?, chunkSize: Int, throttle: Int?, executor: LoadExecutor, task: URLSessionTask?,
          delegateQueue: OperationQueue?, keepLimit: Int, deliver: @escaping (Data) -> Void, end: @escaping (Result<Sent, any Error>) -> Void) {
         self.reader = reader
         self.rendered = rendered
         self.chunkSize = throttle.map { max(256, $0 / 4) } ?? chunkSize
         self.throttle = throttle
         self.executor = executor
+        self.task = task
         self.delegateQueue = delegateQueue
         self.keepLimit = keepLimit
         self.deliver = deliver
@@ -76,7 +82,7 @@ final class BodyStreamer: @unchecked Sendable {
     }
 
     private func step() {
-        guard !executor.isOver, let source else { return }
+        guard !executor.isOver, task?.state != .canceling, let source else { return }
         let chunk: Data?
         do {
             chunk = try source.next(chunkSize)

@@ -102,17 +102,29 @@ final class LoadExecutor: @unchecked Sendable {
 
     /// Runs `body` later on the load's context, unless the load is over by then.
     func perform(_ body: @escaping @Sendable () -> Void) {
+        schedule { [self] in
+            guard !isOver else { return }
+            body()
+        }
+    }
+
+    /// Puts `work` on the load's context: the system call, and the only part that differs by platform.
+    private func schedule(_ work: @escaping @Sendable () -> Void) {
         #if canImport(FoundationNetworking)
-        context().async { [self] in
-            guard !isOver else { return }
-            body()
-        }
+        context().async(execute: work)
         #else
-        CFRunLoopPerformBlock(runLoop, modes) { [self] in
-            guard !isOver else { return }
-            body()
-        }
+        CFRunLoopPerformBlock(runLoop, modes, work)
         CFRunLoopWakeUp(runLoop)
+        #endif
+    }
+
+    /// Where timers fire: the task's work queue on Linux, whence ``perform(_:)`` stays on it; on Apple
+    /// platforms a global queue, whence ``perform(_:)`` hops to the protocol thread's run loop.
+    private func timerQueue() -> DispatchQueue {
+        #if canImport(FoundationNetworking)
+        return context()
+        #else
+        return .global()
         #endif
     }
 
@@ -127,21 +139,12 @@ final class LoadExecutor: @unchecked Sendable {
         // that is over (the check is repeated under the lock below, where the source is resumed or
         // cancelled after resuming).
         guard !isOver else { return }
-        #if canImport(FoundationNetworking)
-        let source = DispatchSource.makeTimerSource(queue: context())
+        let source = DispatchSource.makeTimerSource(queue: timerQueue())
         source.setEventHandler { [weak self] in
             guard let self, !self.isOver else { return }
             self.lock.withLock { self.timer = nil }
-            body()
-        }
-        #else
-        let source = DispatchSource.makeTimerSource(queue: .global())
-        source.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.timer = nil }
             self.perform(body)
         }
-        #endif
         source.schedule(deadline: .now() + seconds)
         lock.withLock {
             source.resume()

@@ -3,19 +3,45 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The request a stubbed redirect leads to, as browsers and URLSession build it.
+/// The request a stubbed redirect leads to, as browsers and URLSession build it, and how the load goes on.
 ///
 /// On Linux FoundationNetworking traps on `wasRedirectedTo` from a custom protocol, so the load follows
 /// the redirect itself through the same stubs, up to ``maximumRedirects`` hops. On Apple platforms the
-/// loading system is told (`wasRedirectedTo`) and starts the next load itself.
+/// loading system is told (`wasRedirectedTo`) and starts the next load itself, if the delegate lets it.
 enum RedirectFollower {
     static let maximumRedirects = 10
+
+    /// What a load does with a stubbed redirect.
+    enum Mode: Sendable {
+        /// Follow it inside the load: match the next request against the stubs (or pass it through).
+        case followHere
+        /// Tell the loading system (`wasRedirectedTo`), then send the 3xx, its body and the end like
+        /// any response: a delegate that declines the redirect gets that 3xx as the task's answer,
+        /// and one that accepts it makes the loading system drop this load and start the next.
+        case tellLoadingSystem
+
+        /// What the platform's loading system supports.
+        static var platform: Mode {
+            #if canImport(FoundationNetworking)
+            return .followHere
+            #else
+            return .tellLoadingSystem
+            #endif
+        }
+    }
+
+    /// Headers that carry credentials; they never go to another origin, as browsers, curl and
+    /// URLSession drop them on a cross-origin redirect.
+    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// The next request, or `nil` when the response is not a redirect the stubs can follow.
     static func nextRequest(after request: URLRequest, status: Int, location: String) -> URLRequest? {
         guard let current = request.url, let target = URL(string: location, relativeTo: current)?.absoluteURL else { return nil }
         var next = URLRequest(url: target)
         next.allHTTPHeaderFields = request.allHTTPHeaderFields
+        if !isSameOrigin(current, target) {
+            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
         if status == 307 || status == 308 {
             // 307 and 308 keep the method and the body.
             next.httpMethod = request.httpMethod
@@ -26,6 +52,21 @@ enum RedirectFollower {
             for name in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return next
+    }
+
+    /// Whether two URLs share scheme, host and port (a missing port is the scheme's default).
+    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        let schemeA = a.scheme?.lowercased(), schemeB = b.scheme?.lowercased()
+        return schemeA == schemeB && a.host?.lowercased() == b.host?.lowercased() && port(of: a) == port(of: b)
+    }
+
+    private static func port(of url: URL) -> Int? {
+        if let port = url.port { return port }
+        switch url.scheme?.lowercased() {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
+        }
     }
 
     /// The error when a chain of redirects is too long.

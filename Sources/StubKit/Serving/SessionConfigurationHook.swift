@@ -9,22 +9,13 @@ import ObjectiveC
 /// `URLProtocol.registerClass` reaches `URLSession.shared` only; most SDKs (Alamofire, Firebase, …)
 /// make their own sessions from these two configurations, and would bypass the stubs and the kill
 /// switch. OHHTTPStubs covers them the same way: it replaces the two class getters. The getters are
-/// replaced once, on the first registration, and from then on ask ``isCovering`` each time, so
-/// unregistering (or registering with ``StubEngine/SessionCoverage/sharedSessionOnly``) turns it off.
-/// Sessions made before registration keep the configuration they were made with. Background
-/// sessions, `WKWebView` and `AVPlayer` never pass through a `URLProtocol`.
+/// replaced once, on the first registration, and from then on ask ``ConfigurationCoverage/isCovering``
+/// each time, so unregistering (or registering with ``StubEngine/SessionCoverage/sharedSessionOnly``)
+/// turns it off. Sessions made before registration keep the configuration they were made with.
+/// Background sessions, `WKWebView` and `AVPlayer` never pass through a `URLProtocol`. When the swap
+/// happens, and who waits for it, is ``ConfigurationCoverage``'s (shared, tested on every platform).
 enum SessionConfigurationHook {
-    private static let state = Locked((installed: false, covering: false))
-
-    static var isCovering: Bool { state.withLock { $0.covering } }
-
-    static func setCovering(_ on: Bool) {
-        let install = state.withLock { state -> Bool in
-            state.covering = on
-            defer { if on { state.installed = true } }
-            return on && !state.installed
-        }
-        guard install else { return }
+    static let coverage = ConfigurationCoverage {
         for name in ["defaultSessionConfiguration", "ephemeralSessionConfiguration"] {
             replaceGetter(NSSelectorFromString(name))
         }
@@ -37,7 +28,7 @@ enum SessionConfigurationHook {
         // A block IMP receives the receiver first and no selector.
         let replacement: @convention(block) (AnyClass) -> URLSessionConfiguration = { receiver in
             let configuration = original(receiver, selector)
-            if isCovering { StubURLProtocol.prepend(to: configuration) }
+            if coverage.isCovering { StubURLProtocol.prepend(to: configuration) }
             return configuration
         }
         method_setImplementation(method, imp_implementationWithBlock(replacement))

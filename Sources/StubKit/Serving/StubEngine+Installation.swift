@@ -29,7 +29,7 @@ extension StubEngine {
         StubURLProtocol.servingEngine.withLock { $0 = self }
         _ = URLProtocol.registerClass(StubURLProtocol.self)
         #if canImport(ObjectiveC)
-        SessionConfigurationHook.setCovering(sessions == .sharedAndNewConfigurations)
+        SessionConfigurationHook.coverage.setCovering(sessions == .sharedAndNewConfigurations)
         #endif
     }
 
@@ -50,7 +50,7 @@ extension StubEngine {
         guard wasServing else { return }
         URLProtocol.unregisterClass(StubURLProtocol.self)
         #if canImport(ObjectiveC)
-        SessionConfigurationHook.setCovering(false)
+        SessionConfigurationHook.coverage.setCovering(false)
         #endif
     }
 }

@@ -16,6 +16,7 @@ final class StubLoad: @unchecked Sendable {
     private let engine: StubEngine
     private weak var task: URLSessionTask?
     private let isDownload: String?
+    private let redirectMode: RedirectFollower.Mode
     private let startedAt = Date()
     private let startTime = DispatchTime.now()
     /// What the journal needs if the load is stopped half-way, and whether its entry is written.
@@ -52,10 +53,11 @@ final class StubLoad: @unchecked Sendable {
         var held = Data()
     }
 
-    init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?) {
+    init(instance: StubURLProtocol, engine: StubEngine, task: URLSessionTask?, redirectMode: RedirectFollower.Mode = .platform) {
         self.executor = LoadExecutor(instance: instance, task: task)
         self.engine = engine
         self.task = task
+        self.redirectMode = redirectMode
         self.isDownload = StubURLProtocol.unsupportedTaskReason(task)
     }
 
@@ -73,25 +75,36 @@ final class StubLoad: @unchecked Sendable {
     /// Called in `startLoading`, on its thread.
     func start(_ original: URLRequest) {
         var request = original
-        // Apple's URLSession hands most bodies over as a stream: read it now, so the rules see it.
+        // Apple's URLSession hands most bodies over as a stream: read it now when the rules will look
+        // at it (see StubEngine.needsStreamedBody); a rule that ignores the body answers without it.
         // Copying a URLRequest is not free in FoundationNetworking: only when there is a stream.
-        if request.httpBody == nil, request.httpBodyStream != nil {
-            do {
-                request.httpBody = try StubURLProtocol.readBody(of: original)
-            } catch {
-                let stubRequest = StubRequest(original)
-                progress.withLock { $0.request = stubRequest }
-                fail(URLError(.cannotDecodeRawData, userInfo: [
-                    NSLocalizedDescriptionKey: "StubKit could not read the request body stream of \(stubRequest.method) \(stubRequest.url.absoluteString): \(error.localizedDescription)",
-                    NSURLErrorFailingURLErrorKey: original.url as Any,
-                ]), request: stubRequest)
-                return
-            }
+        if request.httpBody == nil, request.httpBodyStream != nil, engine.needsStreamedBody(StubRequest(original)) {
+            guard let read = readStreamedBody(of: original) else { return }
+            request = read
         }
         // Keyed by the request with its body read: canInit may have seen a body as `httpBody` that Apple
         // moved into a stream on the way; its lookup must be taken, or it stays in the memo holding the
         // body and an old index.
         handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(request)))
+    }
+
+    /// The request with its stream read into `httpBody` (up to ``StubURLProtocol/maximumStreamedBodySize``),
+    /// or `nil` after failing the load with a clear error when the stream fails or is over the cap.
+    private func readStreamedBody(of original: URLRequest) -> URLRequest? {
+        var request = original
+        do {
+            request.httpBody = try StubURLProtocol.readBody(of: original)
+            return request
+        } catch {
+            let stubRequest = StubRequest(original)
+            progress.withLock { $0.request = stubRequest }
+            let code: URLError.Code = error is StubURLProtocol.BodyTooLarge ? .dataLengthExceedsMaximum : .cannotDecodeRawData
+            fail(URLError(code, userInfo: [
+                NSLocalizedDescriptionKey: "StubKit could not read the request body stream of \(stubRequest.method) \(stubRequest.url.absoluteString): \(error.localizedDescription)",
+                NSURLErrorFailingURLErrorKey: original.url as Any,
+            ]), request: stubRequest)
+            return nil
+        }
     }
 
     /// Called in `stopLoading`. No client call follows; a load stopped half-way is journalled as cancelled.
@@ -165,8 +178,14 @@ final class StubLoad: @unchecked Sendable {
 
         if response.redirectLocation != nil, let location = headers.first(where: { $0.key.lowercased() == "location" })?.value,
            let next = RedirectFollower.nextRequest(after: request, status: response.status, location: location) {
-            redirect(to: next, response: httpResponse, match: match, stubRequest: stubRequest, headers: headers, redirects: redirects)
-            return
+            switch redirectMode {
+            case .followHere:
+                follow(next, response: httpResponse, match: match, stubRequest: stubRequest, headers: headers, redirects: redirects)
+                return
+            case .tellLoadingSystem:
+                // Then the 3xx goes on as any response (see RedirectFollower.Mode).
+                executor.withClient { client, instance in client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: httpResponse) }
+            }
         }
 
         executor.withClient { client, instance in client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed) }
@@ -185,7 +204,7 @@ final class StubLoad: @unchecked Sendable {
         }
         let streamer = BodyStreamer(
             reader: reader, rendered: renderedBody, chunkSize: chunkSize,
-            throttle: chunkSize == Int.max ? nil : response.throttle, executor: executor,
+            throttle: chunkSize == Int.max ? nil : response.throttle, executor: executor, task: task,
             delegateQueue: chunkSize == Int.max ? nil : StubURLProtocol.delegateQueue(of: task),
             keepLimit: engine.journal.limits.maximumBodySize,
             deliver: { [executor] chunk in executor.withClient { client, instance in client.urlProtocol(instance, didLoad: chunk) } },
@@ -234,30 +253,27 @@ final class StubLoad: @unchecked Sendable {
         executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
     }
 
-    private func redirect(to next: URLRequest, response: HTTPURLResponse, match: StubMatch, stubRequest: StubRequest,
-                          headers: [String: String], redirects: Int) {
-        #if canImport(FoundationNetworking)
-        // FoundationNetworking traps on wasRedirectedTo from a custom protocol: follow it here.
+    /// Follows a stubbed redirect inside this load (FoundationNetworking traps on `wasRedirectedTo`
+    /// from a custom protocol): the next request is matched against the stubs, or passed through.
+    private func follow(_ next: URLRequest, response: HTTPURLResponse, match: StubMatch, stubRequest: StubRequest,
+                        headers: [String: String], redirects: Int) {
         record(stubRequest, match: match, status: response.statusCode, headers: headers, body: Data(), final: false)
         guard redirects < RedirectFollower.maximumRedirects else {
             fail(RedirectFollower.tooMany(last: next.url), request: stubRequest)
             return
         }
         handle(next, redirects: redirects + 1)
-        #else
-        // The loading system starts a new load for `next`; this one ends with the user-cancelled error
-        // it ignores (as Apple's CustomHTTPProtocol sample does).
-        record(stubRequest, match: match, status: response.statusCode, headers: headers, body: Data(), final: true)
-        executor.withClient { client, instance in client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: response) }
-        executor.withClient(ends: true) { client, instance in
-            client.urlProtocol(instance, didFailWithError: NSError(domain: NSCocoaErrorDomain, code: NSUserCancelledError))
-        }
-        #endif
     }
 
     // MARK: Passing through
 
-    private func forward(_ request: URLRequest, stubRequest: StubRequest) {
+    private func forward(_ original: URLRequest, stubRequest: StubRequest) {
+        // The network gets the body bytes: a stream left unread for the rules is read now.
+        var request = original
+        if request.httpBody == nil, request.httpBodyStream != nil {
+            guard let read = readStreamedBody(of: original) else { return }
+            request = read
+        }
         let recorder = engine.recorder.flatMap { $0.records(stubRequest) ? $0 : nil }
         if let recorder, let reason = Recorder.unrecordableTaskReason(task, hasBody: request.httpBody != nil) {
             let error = URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason, NSURLErrorFailingURLErrorKey: request.url as Any])

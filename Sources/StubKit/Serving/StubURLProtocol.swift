@@ -51,8 +51,9 @@ public final class StubURLProtocol: URLProtocol {
     ///
     /// A body that travels as `httpBodyStream` cannot be read here (it can be read once, and Apple's
     /// URLSession hands most bodies over that way), so such a request is taken when a rule would answer
-    /// it apart from its body conditions; `startLoading` reads the body and decides for real, and
-    /// forwards the request to the network if no rule matches after all.
+    /// it apart from its body conditions; `startLoading` reads the body when that rule looks at it
+    /// (``StubEngine/needsStreamedBody(_:)``) and decides for real, and forwards the request to the
+    /// network if no rule matches after all.
     public override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
         guard let engine = currentEngine else { return false }
@@ -122,7 +123,7 @@ public final class StubURLProtocol: URLProtocol {
     /// completion handler or `data(for:)` (seen with Swift 6.3.1), so the body goes in one piece there,
     /// memory-mapped from a response file rather than read. Tasks whose session delegate receives the
     /// data are told each chunk, so they get it streamed and a large file never sits in memory whole.
-    /// Apple platforms always stream.
+    /// Apple platforms take every body in chunks (the caller still sends small ones in one piece).
     static func chunkSize(for task: URLSessionTask?) -> Int {
         #if canImport(FoundationNetworking)
         return FoundationNetworkingInspection.deliversChunksToDelegate(task) ? streamingChunkSize : Int.max
@@ -147,8 +148,22 @@ public final class StubURLProtocol: URLProtocol {
         try? readBody(of: request)
     }
 
-    /// Like ``body(of:)``, but a stream that fails half-way throws instead of passing for a short body.
-    static func readBody(of request: URLRequest) throws -> Data? {
+    /// The most bytes of an `httpBodyStream` read into memory, to match, template, record or forward
+    /// the body; a longer body fails the request with `URLError(.dataLengthExceedsMaximum)` rather
+    /// than filling memory. A body that no rule looks at is not read at all.
+    static let maximumStreamedBodySize = 64 * 1024 * 1024
+
+    /// A request body stream longer than the cap.
+    struct BodyTooLarge: LocalizedError {
+        var limit: Int
+        var errorDescription: String? {
+            "the body is longer than \(limit) bytes, the most StubKit reads from a body stream (send it as httpBody, or answer it with a rule that does not look at the body)"
+        }
+    }
+
+    /// Like ``body(of:)``, but a stream that fails half-way throws instead of passing for a short body,
+    /// and one longer than `limit` throws ``BodyTooLarge`` after reading at most `limit + 1` bytes.
+    static func readBody(of request: URLRequest, limit: Int = maximumStreamedBodySize) throws -> Data? {
         if let body = request.httpBody { return body }
         guard let stream = request.httpBodyStream else { return nil }
         var data = Data()
@@ -156,12 +171,13 @@ public final class StubURLProtocol: URLProtocol {
         defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
+            let count = stream.read(&buffer, maxLength: min(buffer.count, limit + 1 - data.count))
             if count == 0 { break }
             if count < 0 {
                 throw stream.streamError ?? URLError(.cannotDecodeRawData, userInfo: [NSLocalizedDescriptionKey: "the body stream failed after \(data.count) bytes"])
             }
             data.append(buffer, count: count)
+            if data.count > limit { throw BodyTooLarge(limit: limit) }
         }
         return data
     }

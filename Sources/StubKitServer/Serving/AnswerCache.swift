@@ -48,8 +48,8 @@ final class AnswerCache: Sendable {
             modifiedSeconds = Int(info.st_mtim.tv_sec)
             modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
             #endif
-            inode = UInt64(info.st_ino)
-            device = UInt64(info.st_dev)
+            inode = UInt64(truncatingIfNeeded: info.st_ino)
+            device = UInt64(truncatingIfNeeded: info.st_dev)  // dev_t is a signed Int32 on Darwin
         }
     }
 
