@@ -38,7 +38,10 @@ struct RecordingEscapedURLTests {
         let folder = try TemporaryFolder()
         var generator = QueryURLGenerator(random: .fromEnvironment(default: Self.seed))
         let seedNote = "seed \(generator.random.seed) (STUBKIT_SEED reruns another)"
-        let urls = (0..<40).map { generator.url(base: "http://127.0.0.1:\(backend.port)", unique: $0) }
+        let base = "http://127.0.0.1:\(backend.port)"
+        // Then pairs on one path that differ only in a `+` against a `%2B`: two recordings, two answers.
+        let urls = (0..<40).map { generator.url(base: base, unique: $0) }
+            + (40..<60).map { i in generator.plusTwins(base: base, unique: i) }.flatMap { [$0.plain, $0.escaped] }
 
         let recording = StubEngine(recorder: try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url)))
         let session = URLSession(configuration: .stubbed(by: recording, base: .ephemeral))
