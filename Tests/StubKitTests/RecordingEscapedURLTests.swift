@@ -55,7 +55,9 @@ struct RecordingEscapedURLTests {
 
         let replay = StubEngine(killSwitch: true)
         _ = try replay.activate(folder: folder.url.appendingPathComponent("recorded"))
-        let replayMisses = await Self.misses(urls, expected: answers, engine: replay)
+        // In reverse order: two recordings wrongly made one rule's response sequence would still
+        // answer in the order they were recorded.
+        let replayMisses = await Self.misses(urls.reversed(), expected: answers.reversed(), engine: replay)
         #expect(replayMisses.isEmpty, "\(seedNote)\n\(replayMisses.joined(separator: "\n"))")
 
         let har = try folder.file("journal.har", data: recording.journal.harData())
@@ -64,7 +66,7 @@ struct RecordingEscapedURLTests {
         try #require(run.status == 0 || run.status == 1, "\(run.stderr)")
         let fromJournal = StubEngine(killSwitch: true)
         _ = try fromJournal.activate(folder: imported)
-        let journalMisses = await Self.misses(urls, expected: answers, engine: fromJournal)
+        let journalMisses = await Self.misses(urls.reversed(), expected: answers.reversed(), engine: fromJournal)
         #expect(journalMisses.isEmpty, "\(seedNote)\n\(journalMisses.joined(separator: "\n"))")
     }
 }
