@@ -125,4 +125,14 @@ extension QueryComparisonTests {
         #expect(diagnostics.map { "\($0.code) \($0.keyPath)" } == ["SK020 [0].query.%71"], "\(diagnostics)")
         #expect(diagnostics.first?.message.contains("'q' and '%71'") == true, "\(diagnostics)")
     }
+
+    @Test("a rule after one whose regex accepts its decoded query value is reported as shadowed; + against %2B is not")
+    func shadowing() throws {
+        let shadowed = try RuleValueTests.load(#"""
+            [{"path": "/a", "query": {"q": {"matches": "^a\\+b$"}}}, {"path": "/a", "query": {"q": "a%2Bb"}}]
+            """#, options: .lint)
+        #expect(shadowed.map { "\($0.code) \($0.keyPath)" } == ["SK041 [1]"], "\(shadowed)")
+        let apart = try RuleValueTests.load(#"[{"path": "/a", "query": {"q": "a+b"}}, {"path": "/a", "query": {"q": "a%2Bb"}}]"#, options: .lint)
+        #expect(apart.isEmpty, "\(apart)")
+    }
 }
