@@ -92,19 +92,25 @@ public struct StubRequest: Sendable {
         let pathSegments = !PathPattern.contains(path, byte: UInt8(ascii: "%")) ? segments : segments.map {
             PathPattern.contains($0, "%") ? Substring(PercentEncoding.decoded($0)) : $0
         }
+        // The comparable list starts at the first item with a `%` (a copy of the items so far); a part
+        // without `%` is its own decoded text and comparison form, so one string serves both lists.
         var items: [(name: String, value: String)] = []
         var comparableItems: [(name: String, value: String)] = []
         var escaped = false
         if let query = url.query(percentEncoded: true), !query.isEmpty {
-            escaped = PathPattern.contains(query, byte: UInt8(ascii: "%"))
             for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = PercentEncoding.decoded(parts[0]), value = parts.count > 1 ? PercentEncoding.decoded(parts[1]) : ""
+                let nameEscaped = PathPattern.contains(parts[0], "%")
+                let valueEscaped = parts.count > 1 && PathPattern.contains(parts[1], "%")
+                let name = nameEscaped ? PercentEncoding.decoded(parts[0]) : String(parts[0])
+                let value = valueEscaped ? PercentEncoding.decoded(parts[1]) : parts.count > 1 ? String(parts[1]) : ""
+                if !escaped && (nameEscaped || valueEscaped) { (escaped, comparableItems) = (true, items) }
+                if escaped {
+                    comparableItems.append((nameEscaped ? PercentEncoding.comparable(parts[0]) : name,
+                                            valueEscaped ? PercentEncoding.comparable(parts[1]) : value))
+                }
+                // Last, so the strings move into the list rather than being retained for it.
                 items.append((name, value))
-                guard escaped else { continue }
-                // A part without `%` is its own decoded text and comparison form: one string for both.
-                comparableItems.append((PathPattern.contains(parts[0], "%") ? PercentEncoding.comparable(parts[0]) : name,
-                                        parts.count > 1 && PathPattern.contains(parts[1], "%") ? PercentEncoding.comparable(parts[1]) : value))
             }
         }
         storage = SharedParts(Parts(method: Self.asciiCased(method, upper: true), url: url, headers: lowered, body: body,
