@@ -6,8 +6,8 @@ import Foundation
 /// A query condition compares the **comparison form** of the request's name or value with the
 /// comparison form of the rule's: every escape decoded except `%25` (`%`) and `%2B` (`+`), which stay
 /// escapes with upper-case hex; a `%` not followed by two hex digits is read as `%25`. So `%7c`, `%7C`
-/// and `|` compare equal, `%41` equals `A`, but `%2B` (a plus the app escaped, often a space's `+`
-/// in form encoding made safe) differs from a plain `+`. Rules hold decoded text (`"q": "a b"`), and
+/// and `|` compare equal, `%41` equals `A`, but `%2B` (a plus sent as data) differs from a plain `+`
+/// (which form encoding reads as a space): servers may answer the two differently. Rules hold decoded text (`"q": "a b"`), and
 /// decoded text without a `%` is its own comparison form, so such rules compare as they read.
 /// When the decoded bytes are not UTF-8, the escapes of non-ASCII bytes stay (upper-cased) and only
 /// ASCII ones are decoded. The form is idempotent: `comparable(comparable(x)) == comparable(x)`.
@@ -55,19 +55,23 @@ package enum PercentEncoding {
     /// either case (`%7C` → `%7[Cc]`), for writers that pin raw URL text: an app may send either.
     package static func escapeCaseInsensitive(pattern: String) -> String {
         guard pattern.utf8.contains(percent) else { return pattern }
-        var result = ""
-        var characters = pattern[...]
-        while let first = characters.first {
-            characters = characters.dropFirst()
-            result.append(first)
-            guard first == "%", characters.count >= 2,
-                  characters.prefix(2).allSatisfy({ $0.isHexDigit && $0.isASCII }) else { continue }
-            for digit in characters.prefix(2) {
-                result += digit.isLetter ? "[\(digit.uppercased())\(digit.lowercased())]" : String(digit)
+        let bytes = Array(pattern.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var i = 0
+        while i < bytes.count {
+            out.append(bytes[i])
+            guard bytes[i] == percent, i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else {
+                i += 1
+                continue
             }
-            characters = characters.dropFirst(2)
+            for value in [high, low] {
+                let upper = hexDigit(value)
+                out += value < 10 ? [upper] : [UInt8(ascii: "["), upper, upper + 0x20, UInt8(ascii: "]")]
+            }
+            i += 3
         }
-        return result
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Private
