@@ -14,11 +14,18 @@ import Testing
 struct EscapedQueryReplayTests {
     static let seed: UInt64 = 0x5EED_0F_0E5C
     static let count = 60
+    static let twinCount = 30
 
-    /// The generated URLs, each with the body its rule must answer with.
+    /// The generated URLs, each with the body its rule must answer with; then pairs on one path
+    /// that differ only in a `+` against a `%2B`, each with its own body.
     static func urls(base: String) -> [(url: String, body: String)] {
         var generator = QueryURLGenerator(random: .fromEnvironment(default: seed))
-        return (0..<count).map { i in (generator.url(base: base, unique: i), "answer \(i)") }
+        let single = (0..<count).map { i in (url: generator.url(base: base, unique: i), body: "answer \(i)") }
+        let twins = (count..<count + twinCount).flatMap { i in
+            let twin = generator.plusTwins(base: base, unique: i)
+            return [(url: twin.plain, body: "answer \(i) with +"), (url: twin.escaped, body: "answer \(i) with %2B")]
+        }
+        return single + twins
     }
 
     static var seedNote: String { "seed \(SeededGenerator.fromEnvironment(default: seed).seed) (STUBKIT_SEED reruns another)" }
@@ -84,6 +91,16 @@ extension EscapedQueryReplayTests {
         #expect((entries.first?["request"] as? [String: Any])?["url"] as? String == url, "the export's request is the imported one")
         let second = try Self.importHAR(exported, into: folder, name: "second")
         let misses = try Self.misses(urls, bundle: second)
+        #expect(misses.isEmpty, "\(misses.joined(separator: "\n"))")
+    }
+
+    @Test("a rule pinning a query with a repeated name answers its escapes in either case, and tells + from %2B",
+          arguments: [("https://api.example.test/v?f=a%7Cb&f=%C3%A9", "https://api.example.test/v?f=a%7cb&f=%c3%a9")])
+    func pinnedQueryEscapeCase(_ recorded: String, _ sent: String) throws {
+        let folder = try TemporaryFolder()
+        let plus = recorded + "&f=1+2", escaped = recorded + "&f=1%2B2"
+        let bundle = try Self.importHAR(Self.har([(plus, "plain"), (escaped, "escaped")]), into: folder, name: "pinned")
+        let misses = try Self.misses([(sent + "&f=1+2", "plain"), (sent + "&f=1%2b2", "escaped")], bundle: bundle)
         #expect(misses.isEmpty, "\(misses.joined(separator: "\n"))")
     }
 }

@@ -99,6 +99,24 @@ struct WireMockImportTests {
         ], bundle: bundle)
     }
 
+    @Test("mappings whose url differs only in a + against a %2B stay two rules, each answering its own request")
+    func plusAgainstEscapedPlus() throws {
+        let folder = try TemporaryFolder()
+        let wm = try wireMockRoot(folder, mappings: ["two.json": #"""
+            {"mappings": [
+              {"request": {"method": "GET", "url": "/find?q=a+b&r=%7c"}, "response": {"status": 200, "body": "plain"}},
+              {"request": {"method": "GET", "url": "/find?q=a%2Bb&r=%7c"}, "response": {"status": 200, "body": "escaped"}}
+            ]}
+            """#])
+        let bundle = folder.url.appendingPathComponent("out/imported")
+        _ = try importFiles([wm], to: bundle)
+        #expect(loadedRules(bundle).count == 2, "not one rule with a sequence of two responses")
+        try Replay.check([
+            ExpectedExchange(source: "plain", method: "GET", url: "http://localhost/find?r=%7C&q=a+b", status: 200, responseBody: Data("plain".utf8)),
+            ExpectedExchange(source: "escaped", method: "GET", url: "http://localhost/find?q=a%2bb&r=%7c", status: 200, responseBody: Data("escaped".utf8)),
+        ], bundle: bundle)
+    }
+
     @Test("a bodyFileName that is not in __files is reported and the mapping left out")
     func missingBodyFile() throws {
         let folder = try TemporaryFolder()

@@ -3,7 +3,8 @@ import Foundation
 /// Request URLs whose path segments and query names and values mix every character class a URL can
 /// carry: unreserved characters plain and escaped (upper- and lower-case hex), sub-delimiters and
 /// general delimiters plain where the part allows them and escaped, `+`, `%2B`, `%20`, `%25`,
-/// non-ASCII escaped as UTF-8, empty values, names without `=`, and repeated names.
+/// non-ASCII escaped as UTF-8, a lone `%` in a query, empty values, names without `=`, and repeated
+/// names; and twins, two URLs that differ only in a `+` against a `%2B`.
 public struct QueryURLGenerator {
     public var random: SeededGenerator
 
@@ -19,8 +20,8 @@ public struct QueryURLGenerator {
         "%C3%A9", "%c3%a9", "%E2%82%AC", "%F0%9F%8D%95", // é, €, 🍕 as UTF-8
         "+", "%2B", "%2b", "%26", "%3D", "=",
     ]
-    /// Only in a query: `/` and `?` are data there.
-    static let queryOnly = ["/", "?"]
+    /// Only in a query: `/` and `?` are data there; a lone `%` (which `URL(string:)` escapes as `%25`).
+    static let queryOnly = ["/", "?", "%"]
 
     /// `length` pieces; `allowEmpty` lets the result be "".
     mutating func text(_ pieces: [String], maxLength: Int, allowEmpty: Bool) -> String {
@@ -37,12 +38,12 @@ public struct QueryURLGenerator {
     }
 
     /// A query name: no plain `=` (it would end the name).
-    mutating func name() -> String {
+    public mutating func name() -> String {
         text(Self.common.filter { $0 != "=" } + Self.queryOnly, maxLength: 4, allowEmpty: false)
     }
 
     /// A query value, empty at times.
-    mutating func value() -> String {
+    public mutating func value() -> String {
         text(Self.common + Self.queryOnly, maxLength: 6, allowEmpty: true)
     }
 
@@ -63,5 +64,19 @@ public struct QueryURLGenerator {
             }
         }
         return url + "?" + items.joined(separator: "&")
+    }
+
+    /// Two URLs on one path that differ only in one query item's plus: a plain `+` in one, an escaped
+    /// `%2B` (or `%2b`) in the other, in its value (or now and then its name). Each must replay to its own answer.
+    public mutating func plusTwins(base: String, unique: Int) -> (plain: String, escaped: String) {
+        let url = self.url(base: base, unique: unique)
+        let escape = random.below(2) == 0 ? "%2B" : "%2b"
+        let (before, after) = (value(), value())
+        if random.below(4) == 0 {
+            let (name, value) = (self.name(), self.value())
+            return (url + "&\(name)+\(before)=\(value)", url + "&\(name)\(escape)\(before)=\(value)")
+        }
+        let name = self.name()
+        return (url + "&\(name)=\(before)+\(after)", url + "&\(name)=\(before)\(escape)\(after)")
     }
 }

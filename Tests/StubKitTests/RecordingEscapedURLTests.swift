@@ -38,7 +38,10 @@ struct RecordingEscapedURLTests {
         let folder = try TemporaryFolder()
         var generator = QueryURLGenerator(random: .fromEnvironment(default: Self.seed))
         let seedNote = "seed \(generator.random.seed) (STUBKIT_SEED reruns another)"
-        let urls = (0..<40).map { generator.url(base: "http://127.0.0.1:\(backend.port)", unique: $0) }
+        let base = "http://127.0.0.1:\(backend.port)"
+        // Then pairs on one path that differ only in a `+` against a `%2B`: two recordings, two answers.
+        let urls = (0..<40).map { generator.url(base: base, unique: $0) }
+            + (40..<60).map { i in generator.plusTwins(base: base, unique: i) }.flatMap { [$0.plain, $0.escaped] }
 
         let recording = StubEngine(recorder: try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url)))
         let session = URLSession(configuration: .stubbed(by: recording, base: .ephemeral))
@@ -52,7 +55,9 @@ struct RecordingEscapedURLTests {
 
         let replay = StubEngine(killSwitch: true)
         _ = try replay.activate(folder: folder.url.appendingPathComponent("recorded"))
-        let replayMisses = await Self.misses(urls, expected: answers, engine: replay)
+        // In reverse order: two recordings wrongly made one rule's response sequence would still
+        // answer in the order they were recorded.
+        let replayMisses = await Self.misses(urls.reversed(), expected: answers.reversed(), engine: replay)
         #expect(replayMisses.isEmpty, "\(seedNote)\n\(replayMisses.joined(separator: "\n"))")
 
         let har = try folder.file("journal.har", data: recording.journal.harData())
@@ -61,7 +66,7 @@ struct RecordingEscapedURLTests {
         try #require(run.status == 0 || run.status == 1, "\(run.stderr)")
         let fromJournal = StubEngine(killSwitch: true)
         _ = try fromJournal.activate(folder: imported)
-        let journalMisses = await Self.misses(urls, expected: answers, engine: fromJournal)
+        let journalMisses = await Self.misses(urls.reversed(), expected: answers.reversed(), engine: fromJournal)
         #expect(journalMisses.isEmpty, "\(seedNote)\n\(journalMisses.joined(separator: "\n"))")
     }
 }

@@ -29,13 +29,25 @@ struct RequestNormalizationTests {
     }
 
     @Test("query items as the README's 'query' key describes: split on & and the first =, then decoded; escape case and + as documented")
-    func queryItems() {
-        let request = StubRequest(url: URL(string: "https://h/s?a=%7c%7C&b=x%26y%3Dz&c=1+2&d=1%2B2&e=a%20b&f&g=1=2&a=second")!)
-        #expect(request.queryValue("a") == "||", "escape case does not matter; the first of a repeated name")
-        #expect(request.queryValue("b") == "x&y=z", "escaped separators stay data")
-        #expect(request.queryValue("c") == "1+2" && request.queryValue("d") == "1+2", "+ stays a plus")
-        #expect(request.queryValue("e") == "a b" && request.queryValue("f") == "" && request.queryValue("g") == "1=2")
-        #expect(request.queryItems.count == 8)
+    func queryItems() throws {
+        let request = StubRequest(url: URL(string: "https://h/s?a=%7c%7C&b=x%26y%3Dz&c=1+2&d=1%2B2&e=a%20b&f&g=1=2&h=5%25&a=second")!)
+        func compared(_ name: String) -> String? { request.queryValue(for: .equals(""), named: name) }
+        #expect(compared("a") == "||" && request.queryValue("a") == "||", "escape case does not matter; the first of a repeated name")
+        #expect(compared("b") == "x&y=z", "escaped separators stay data")
+        #expect(compared("c") == "1+2" && compared("d") == "1%2B2", "+ and %2B compare apart")
+        #expect(request.queryValue("c") == "1+2" && request.queryValue("d") == "1+2", "both are a plus decoded (templates, regexes)")
+        #expect(request.queryValue(for: .matches(try RegexPattern("x")), named: "d") == "1+2", "a regex sees the decoded value")
+        #expect(compared("h") == "5%25" && request.queryValue("h") == "5%", "%25 compares as an escape, decodes to %")
+        #expect(compared("e") == "a b" && compared("f") == "" && compared("g") == "1=2")
+        #expect(request.queryItems.count == 9)
+    }
+
+    @Test("a query without % gives one list of items for comparing and for templates (no second allocation)")
+    func plainQueryShared() {
+        let request = StubRequest(url: URL(string: "https://h/s?a=1+2&b=x")!)
+        request.queryItems.withUnsafeBufferPointer { decoded in
+            request.comparableQueryItems.withUnsafeBufferPointer { compared in #expect(decoded.baseAddress == compared.baseAddress) }
+        }
     }
 
     // On Apple platforms a path bridged from NSString has no contiguous UTF-8 bytes and takes the split

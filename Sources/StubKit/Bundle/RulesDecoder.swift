@@ -152,7 +152,7 @@ struct RulesDecoder {
                     report(.invalidValue, at: entry.value.position, keyPath: "\(keyPath).\(entry.key)", "scheme '\(text)' is not http or https", fix: "write \"http\" or \"https\"")
                 }
             case "query":
-                if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)") { request.query = matchers }
+                if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)", areQuery: true) { request.query = matchers }
             case "requestHeaders":
                 if let matchers = valueMatchers(entry.value, keyPath: "\(keyPath).\(entry.key)", areHeaders: true) {
                     request.headers.merge(matchers) { _, new in new }
@@ -564,7 +564,8 @@ struct RulesDecoder {
     }
 
     /// Query items or headers: a string means "equals"; a dictionary says `equals`, `matches`, `present` or `absent`.
-    private mutating func valueMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String, areHeaders: Bool = false) -> [String: ValueMatcher]? {
+    private mutating func valueMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String, areHeaders: Bool = false,
+                                        areQuery: Bool = false) -> [String: ValueMatcher]? {
         guard let entries = value.dictionaryValue else {
             wrongType(value, keyPath: keyPath(), expected: "a dictionary of names to values or conditions")
             return nil
@@ -572,9 +573,21 @@ struct RulesDecoder {
         var result: [String: ValueMatcher] = [:]
         result.reserveCapacity(entries.count)
         var seen = SeenKeys(capacity: entries.count)
+        // Query names compare in their comparison form: `%71` and `q` are one name.
+        var comparableNames: [String: String] = [:]
         for entry in entries {
             guard checkDuplicate(entry, keyPath: keyPath(), seen: &seen) else { continue }
             let path = "\(keyPath()).\(entry.key)"
+            if areQuery {
+                let name = PercentEncoding.comparable(entry.key)
+                if let first = comparableNames[name] {
+                    report(.duplicateKey, at: entry.keyPosition, keyPath: path,
+                           "the query names '\(first)' and '\(entry.key)' are the same name once percent-decoded; the first one is used",
+                           fix: "remove one of them")
+                    continue
+                }
+                comparableNames[name] = entry.key
+            }
             if areHeaders, !validHeader(entry, value: entry.value.stringValue ?? "", keyPath: path) { continue }
             if case .dictionary(let conditions) = entry.value.kind {
                 guard conditions.count == 1, let condition = conditions.first else {

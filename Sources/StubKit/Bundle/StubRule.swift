@@ -112,8 +112,11 @@ public struct RequestConditions: Sendable, Hashable {
     public var host: String?
     /// Lower-cased scheme (`http`, `https`); `nil` means any.
     public var scheme: String?
-    /// Conditions on query items, by name.
-    public var query: [String: ValueMatcher]
+    /// Conditions on query items, by name. Names and `equals` values are kept in comparison form
+    /// (``PercentEncoding``: `%2B` stays an escape, other escapes decoded), as the request's are compared.
+    public var query: [String: ValueMatcher] {
+        didSet { query = Self.comparable(query) }
+    }
     /// Conditions on request headers, by name (compared case-insensitively).
     public var headers: [String: ValueMatcher]
     /// Conditions on the request body; all must hold.
@@ -137,10 +140,29 @@ public struct RequestConditions: Sendable, Hashable {
         self.urlPattern = urlPattern
         self.host = host
         self.scheme = scheme
-        self.query = query
+        self.query = Self.comparable(query)
         self.headers = headers
         self.body = body
         self.scenarioState = scenarioState
+    }
+
+    /// The conditions with names and `equals` values in comparison form; the same dictionary when
+    /// none holds a `%`. Of names that compare equal, the one first in text order is kept.
+    static func comparable(_ query: [String: ValueMatcher]) -> [String: ValueMatcher] {
+        func escaped(_ text: String) -> Bool { PathPattern.contains(text, byte: UInt8(ascii: "%")) }
+        guard query.contains(where: { name, matcher in
+            if escaped(name) { return true }
+            if case .equals(let value) = matcher { return escaped(value) }
+            return false
+        }) else { return query }
+        var result: [String: ValueMatcher] = [:]
+        for name in query.keys.sorted() {
+            var matcher = query[name]!
+            if case .equals(let value) = matcher { matcher = .equals(PercentEncoding.comparable(value)) }
+            let key = PercentEncoding.comparable(name)
+            if result[key] == nil { result[key] = matcher }
+        }
+        return result
     }
 
     var methodsDescription: String { Self.describe(methods: methods) }

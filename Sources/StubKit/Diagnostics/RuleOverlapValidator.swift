@@ -88,7 +88,7 @@ enum RuleOverlapValidator {
         if let ah = a.host, ah != b.host { return false }
         if let scheme = a.scheme, scheme != b.scheme { return false }
         for (name, condition) in a.query {
-            guard let other = b.query[name], other.isNarrower(than: condition) else { return false }
+            guard let other = b.query[name], other.isNarrower(than: condition, regexSees: { PercentEncoding.decoded($0[...]) }) else { return false }
         }
         for (name, condition) in a.headers {
             guard let other = b.headers.first(where: { $0.key.lowercased() == name.lowercased() })?.value,

@@ -24,6 +24,9 @@ public struct StubRequest: Sendable {
         let host: String
         let pathSegments: [Substring]
         let queryItems: [(name: String, value: String)]
+        /// The same items in comparison form (``PercentEncoding/comparable(_:)``); the very same
+        /// array when the query holds no `%`, so such a request allocates nothing for it.
+        let comparableQueryItems: [(name: String, value: String)]
     }
 
     /// Upper-cased.
@@ -71,8 +74,10 @@ public struct StubRequest: Sendable {
     public var host: String { _read { yield storage.parts.host } }
     /// Path segments, percent-decoded, empty ones dropped.
     public var pathSegments: [Substring] { _read { yield storage.parts.pathSegments } }
-    /// Query items in order; a name without `=` has the value "".
+    /// Query items in order, percent-decoded; a name without `=` has the value "".
     public var queryItems: [(name: String, value: String)] { _read { yield storage.parts.queryItems } }
+    /// Query items in order, in the comparison form query conditions compare (``PercentEncoding``).
+    var comparableQueryItems: [(name: String, value: String)] { _read { yield storage.parts.comparableQueryItems } }
 
     public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
         var lowered: [String: String] = [:]
@@ -85,20 +90,35 @@ public struct StubRequest: Sendable {
         let path = url.path(percentEncoded: true)
         let segments = PathPattern.segments(ofPath: path)
         let pathSegments = !PathPattern.contains(path, byte: UInt8(ascii: "%")) ? segments : segments.map {
-            PathPattern.contains($0, "%") ? Substring(PathPattern.percentDecoded($0)) : $0
+            PathPattern.contains($0, "%") ? Substring(PercentEncoding.decoded($0)) : $0
         }
+        // The comparable list starts at the first item with a `%` (a copy of the items so far); a part
+        // without `%` is its own decoded text and comparison form, so one string serves both lists.
         var items: [(name: String, value: String)] = []
+        var comparableItems: [(name: String, value: String)] = []
+        var escaped = false
         if let query = url.query(percentEncoded: true), !query.isEmpty {
             for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                items.append((PathPattern.percentDecoded(parts[0]), parts.count > 1 ? PathPattern.percentDecoded(parts[1]) : ""))
+                let nameEscaped = PathPattern.contains(parts[0], "%")
+                let valueEscaped = parts.count > 1 && PathPattern.contains(parts[1], "%")
+                let name = nameEscaped ? PercentEncoding.decoded(parts[0]) : String(parts[0])
+                let value = valueEscaped ? PercentEncoding.decoded(parts[1]) : parts.count > 1 ? String(parts[1]) : ""
+                if !escaped && (nameEscaped || valueEscaped) { (escaped, comparableItems) = (true, items) }
+                if escaped {
+                    comparableItems.append((nameEscaped ? PercentEncoding.comparable(parts[0]) : name,
+                                            valueEscaped ? PercentEncoding.comparable(parts[1]) : value))
+                }
+                // Last, so the strings move into the list rather than being retained for it.
+                items.append((name, value))
             }
         }
         storage = SharedParts(Parts(method: Self.asciiCased(method, upper: true), url: url, headers: lowered, body: body,
                                 bodyCache: body.map { _ in RequestBodyCache() }, bodyPending: false,
                                 scheme: Self.asciiCased(url.scheme ?? "", upper: false),
                                 host: Self.asciiCased(url.host ?? "", upper: false),
-                                pathSegments: pathSegments, queryItems: items))
+                                pathSegments: pathSegments, queryItems: items,
+                                comparableQueryItems: escaped ? comparableItems : items))
     }
 
     /// The text upper- or lower-cased as `uppercased()`/`lowercased()` would, without building a new
@@ -142,8 +162,18 @@ public struct StubRequest: Sendable {
         headers[name.lowercased()]
     }
 
+    /// The decoded value of the first query item whose decoded name is `name` (what `{{query.q}}` shows).
     public func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
+    }
+
+    /// The first value of the query item a condition on `name` (in comparison form, as rules hold
+    /// names) compares: its comparison form for `equals`, `present` and `absent`; its decoded text
+    /// for `matches`, so a regex sees the value as a template shows it.
+    package func queryValue(for condition: ValueMatcher, named name: String) -> String? {
+        guard let index = storage.parts.comparableQueryItems.firstIndex(where: { $0.name == name }) else { return nil }
+        if case .matches = condition { return storage.parts.queryItems[index].value }
+        return storage.parts.comparableQueryItems[index].value
     }
 }
 

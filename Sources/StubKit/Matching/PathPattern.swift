@@ -62,7 +62,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
                 break
             }
             if !special {
-                components.append(.literal(Self.percentDecoded(segment)))
+                components.append(.literal(PercentEncoding.decoded(segment)))
             } else if segment == "**" {
                 components.append(.globstar)
             } else if segment == "*" {
@@ -84,7 +84,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
             } else if Self.contains(segment, "?") {
                 throw PathPatternError(message: "'\(segment)' contains '?'; path patterns do not match the query string", fix: "move query items to the rule's 'query' dictionary")
             } else {
-                components.append(.literal(Self.percentDecoded(segment)))
+                components.append(.literal(PercentEncoding.decoded(segment)))
             }
         }
         self.components = components
@@ -102,12 +102,6 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     static func contains(_ text: String, byte: UInt8) -> Bool {
         if let found = text.utf8.withContiguousStorageIfAvailable({ $0.contains(byte) }) { return found }
         return text.utf8.contains(byte)
-    }
-
-    /// The segment percent-decoded; Foundation is called only when there is something to decode.
-    static func percentDecoded(_ segment: Substring) -> String {
-        guard contains(segment, "%") else { return String(segment) }
-        return segment.removingPercentEncoding ?? String(segment)
     }
 
     public var description: String {

@@ -68,7 +68,7 @@ enum RequestMatcher {
         }
         for name in sortedKeys(conditions.query) {
             let condition = conditions.query[name]!
-            let actual = request.queryValue(name)
+            let actual = request.queryValue(for: condition, named: name)
             let outcome = condition.evaluate(actual)
             if outcome != .match {
                 guard report(Mismatch(field: "query.\(name)", expected: condition.description, actual: actual.map { "'\($0)'" } ?? "absent",

@@ -65,7 +65,8 @@ struct RuleDiscriminator: Sendable {
         let value: JSONValue?
         switch field {
         case .query(let name):
-            value = request.queryValue(name).map(JSONValue.string)
+            // The table holds `equals` values, so the request's value in the form they compare.
+            value = request.queryValue(for: .equals(""), named: name).map(JSONValue.string)
         case .header(let name):
             value = request.header(name).map(JSONValue.string)
         case .jsonBody(let key):

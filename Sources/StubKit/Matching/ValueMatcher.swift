@@ -36,11 +36,12 @@ public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether every value this accepts, `other` accepts too (for shadowing: `other` is the earlier rule's).
-    func isNarrower(than other: ValueMatcher) -> Bool {
+    /// `regexSees` turns an `equals` value into the text a regex is run on (a query's decoded value).
+    func isNarrower(than other: ValueMatcher, regexSees: (String) -> String = { $0 }) -> Bool {
         switch (self, other) {
         case (_, _) where self == other: return true
         case (.equals, .present), (.matches, .present): return true
-        case (.equals(let v), .matches(let regex)): return regex.matches(v)
+        case (.equals(let v), .matches(let regex)): return regex.matches(regexSees(v))
         default: return false
         }
     }

@@ -75,7 +75,7 @@ extension BundleWriter {
     /// `GET_restaurants_1_menu.json`, then `GET_restaurants_1_menu_2.json`, … for the next ones.
     static func uniqueName(for request: RequestConditions, extension ext: String, taken: Set<String>) -> String {
         let segments = request.path.split(separator: "/").map { segment -> String in
-            let decoded = PathPattern.percentDecoded(segment)
+            let decoded = PercentEncoding.decoded(segment)
             let mapped = String(decoded.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
             return mapped.split(separator: "_").joined(separator: "_")
         }.filter { !$0.isEmpty }

@@ -179,9 +179,14 @@ public final class Recorder: Sendable {
         let body = bodyCondition(for: request, redacted: &redacted)
         var query: [String: BundleWriter.RequestConditions.QueryValue] = [:]
         let ignoredQuery = configuration.ignoredQueryNames
+        // The items as sent, split as StubRequest splits them (so in step with its items): names and
+        // values are written as rule text that compares as the request's do (`a%2Bb` stays escaped).
+        let rawItems = request.url.query(percentEncoded: true)?.split(separator: "&", omittingEmptySubsequences: true) ?? []
+        let rawParts = rawItems.map { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false) }
+        let rawAligned = rawParts.count == request.queryItems.count
         for item in request.queryItems where !ignoredQuery.contains(item.name) && redactor.isSecret(item.name) { remember(item.value) }
         // Per item in order: its condition, or nil when ignored.
-        let itemConditions = request.queryItems.map { item -> BundleWriter.RequestConditions.QueryValue? in
+        let itemConditions = request.queryItems.enumerated().map { index, item -> BundleWriter.RequestConditions.QueryValue? in
             if ignoredQuery.contains(item.name) { return nil }
             if redactor.isSecret(item.name) {
                 redacted += 1
@@ -194,23 +199,23 @@ public final class Recorder: Sendable {
                 redacted += 1
                 return .present
             }
-            return .equals(item.value)
+            guard rawAligned, rawParts[index].count > 1 else { return .equals(item.value) }
+            return .equals(PercentEncoding.ruleText(ofQuery: rawParts[index][1]))
         }
-        for (item, condition) in zip(request.queryItems, itemConditions) where query[item.name] == nil {
-            if let condition { query[item.name] = condition }
+        for (index, (item, condition)) in zip(request.queryItems, itemConditions).enumerated() {
+            let name = rawAligned ? PercentEncoding.ruleText(ofQuery: rawParts[index][0]) : item.name
+            if query[name] == nil, let condition { query[name] = condition }
         }
         // A name given more than once: a query condition sees only its first value, so the whole query
         // is pinned in its recorded order (items left out or secret match any value).
+        // Escapes match in either case there, as query conditions compare them.
         var recordedQuery: String? = nil
-        if let raw = request.url.query(percentEncoded: true) {
-            let rawItems = raw.split(separator: "&", omittingEmptySubsequences: true)
-            if rawItems.count == itemConditions.count, !rawItems.isEmpty {
-                recordedQuery = zip(rawItems, itemConditions).map { rawItem, condition -> String in
-                    if case .equals? = condition { return BundleWriter.regexEscaped(String(rawItem)) }
-                    let name = rawItem.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                    return BundleWriter.regexEscaped(String(name)) + "(=[^&#]*)?"
-                }.joined(separator: "&")
-            }
+        if rawAligned, !rawItems.isEmpty {
+            recordedQuery = zip(rawItems, itemConditions).map { rawItem, condition -> String in
+                if case .equals? = condition { return PercentEncoding.escapeCaseInsensitive(pattern: BundleWriter.regexEscaped(String(rawItem))) }
+                let name = rawItem.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                return PercentEncoding.escapeCaseInsensitive(pattern: BundleWriter.regexEscaped(String(name))) + "(=[^&#]*)?"
+            }.joined(separator: "&")
         }
         let repeats = Set(request.queryItems.map(\.name)).count < request.queryItems.count
         // Path segments that hold a known secret are written as the placeholder and match any value.
@@ -218,7 +223,7 @@ public final class Recorder: Sendable {
         var anySegments: Set<Int> = []
         var index = 0
         for (i, segment) in segments.enumerated() where !segment.isEmpty {
-            if scrub(PathPattern.percentDecoded(segment[...])).1 > 0 {
+            if scrub(PercentEncoding.decoded(segment[...])).1 > 0 {
                 segments[i] = Redactor.placeholder
                 anySegments.insert(index)
                 redacted += 1

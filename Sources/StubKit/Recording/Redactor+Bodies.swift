@@ -104,8 +104,8 @@ extension Redactor {
             let items = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[1].isEmpty else { return String(item) }
-                let name = PathPattern.percentDecoded(parts[0].replacingOccurrences(of: "+", with: " ")[...])
-                let value = PathPattern.percentDecoded(parts[1].replacingOccurrences(of: "+", with: " ")[...])
+                let name = PercentEncoding.decoded(parts[0].replacingOccurrences(of: "+", with: " ")[...])
+                let value = PercentEncoding.decoded(parts[1].replacingOccurrences(of: "+", with: " ")[...])
                 // `&amp;token=` in XML or HTML text is the item `token`.
                 let bare = name.hasPrefix("amp;") ? String(name.dropFirst(4)) : name
                 if isSecret(bare) {
@@ -153,8 +153,8 @@ extension Redactor {
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { return String(pair) }
-            let name = PathPattern.percentDecoded(parts[0].replacingOccurrences(of: "+", with: " ")[...])
-            let value = PathPattern.percentDecoded(parts[1].replacingOccurrences(of: "+", with: " ")[...])
+            let name = PercentEncoding.decoded(parts[0].replacingOccurrences(of: "+", with: " ")[...])
+            let value = PercentEncoding.decoded(parts[1].replacingOccurrences(of: "+", with: " ")[...])
             if isSecret(name) {
                 count += 1
                 values.append(value)

@@ -91,20 +91,20 @@ public struct HARExporter: Sendable {
         // A URL sampled from a regex that pins the query (a repeated name) holds its items already:
         // each condition that one of them meets is not added again, or the re-imported rule would pin
         // a query with every such item twice.
+        // Names and `equals` values are in comparison form (an escaped `%2B` stays one), so they are
+        // written back as URL text that compares the same; a value made up for a regex is decoded text.
         let sampled = URL(string: url).map { StubRequest(url: $0) }
-        var query: [(String, String)] = []
+        var query: [(name: String, value: String)] = []
         for name in conditions.query.keys.sorted() {
-            if let present = sampled?.queryValue(name), conditions.query[name]!.accepts(present) { continue }
-            guard let value = sample(conditions.query[name]!, "query item '\(name)'", note: note) else { continue }
-            query.append((name, value))
+            let condition = conditions.query[name]!
+            if let present = sampled?.queryValue(for: condition, named: name), condition.accepts(present) { continue }
+            guard let value = sample(condition, "query item '\(name)'", note: note) else { continue }
+            let text = if case .equals = condition { PercentEncoding.queryText(comparable: value) } else { PercentEncoding.queryText(decoded: value) }
+            query.append((PercentEncoding.queryText(comparable: name), text))
         }
-        let queryString = (sampled?.queryItems ?? []).map { ($0.name, $0.value) } + query
+        let queryString = (sampled?.queryItems ?? []) + query.map { (PercentEncoding.decoded($0.name[...]), PercentEncoding.decoded($0.value[...])) }
         if !query.isEmpty {
-            var allowed = CharacterSet.urlQueryAllowed
-            allowed.remove(charactersIn: "&=+")
-            url += (url.contains("?") ? "&" : "?") + query.map {
-                "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)"
-            }.joined(separator: "&")
+            url += (url.contains("?") ? "&" : "?") + query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         }
         var headers: [[String: String]] = []
         for name in conditions.headers.keys.sorted() {
@@ -113,7 +113,7 @@ public struct HARExporter: Sendable {
         }
         var harRequest: [String: Any] = [
             "method": method, "url": url, "httpVersion": "HTTP/1.1", "headers": headers,
-            "queryString": queryString.map { ["name": $0.0, "value": $0.1] }, "cookies": [] as [Any],
+            "queryString": queryString.map { ["name": $0.name, "value": $0.value] }, "cookies": [] as [Any],
             "headersSize": -1, "bodySize": 0,
         ]
         if let (text, mimeType) = body(conditions.body, note: note) {

@@ -76,7 +76,7 @@ private struct MappingReader {
             if parts.count == 2 {
                 for item in parts[1].split(separator: "&") {
                     let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    options.query[(String(pair[0]).removingPercentEncoding ?? String(pair[0]))] = .equals(pair.count > 1 ? (String(pair[1]).removingPercentEncoding ?? String(pair[1])) : "")
+                    options.query[PercentEncoding.ruleText(ofQuery: pair[0])] = .equals(pair.count > 1 ? PercentEncoding.ruleText(ofQuery: pair[1]) : "")
                 }
             }
         } else if let path = request["urlPath"].string {

@@ -20,13 +20,15 @@ extension AdminAPI {
         }
     }
 
-    /// `a=1&b=two` → names to values (the last wins), percent-decoded.
+    /// `a=1&b=two` → names to values (the last wins), decoded as a form (`+` is a space): admin
+    /// parameters are typed by people, unlike the query items rules compare.
     static func parameters(_ query: String?) -> [String: String] {
         var result: [String: String] = [:]
+        func formDecoded(_ text: Substring) -> String { PercentEncoding.decoded(text.replacingOccurrences(of: "+", with: " ")[...]) }
         for pair in (query ?? "").split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[0])
-            let value = parts.count > 1 ? (String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[1])) : ""
+            let name = formDecoded(parts[0])
+            let value = parts.count > 1 ? formDecoded(parts[1]) : ""
             result[name] = value
         }
         return result

@@ -104,6 +104,7 @@ struct HostRouter: Sendable {
                 if segment == "." || segment == ".." { return "the path '\(path)' contains a '\(segment)' segment" }
                 continue
             }
+            // Foundation's decoding directly (not PercentEncoding.decoded): a broken escape is refused here.
             guard let decoded = String(segment).removingPercentEncoding else {
                 return "the path '\(path)' has a broken percent-encoding in '\(segment)'"
             }
