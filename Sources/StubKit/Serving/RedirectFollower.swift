@@ -31,8 +31,15 @@ enum RedirectFollower {
     }
 
     /// Headers that carry credentials; they never go to another origin, as browsers, curl and
-    /// URLSession drop them on a cross-origin redirect.
+    /// URLSession drop them on a cross-origin redirect. Headers whose name the recorder would redact
+    /// (`X-Api-Key`, `X-Auth-Token`, `X-Amz-Security-Token`, …) are dropped too: a secret sent to one
+    /// origin is never handed to another.
     static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// Whether a header of this name stays behind on a cross-origin redirect.
+    static func isCredential(_ name: String) -> Bool {
+        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame } || Redactor().isSecret(name, in: .parameter)
+    }
 
     /// The next request, or `nil` when the response is not a redirect the stubs can follow.
     static func nextRequest(after request: URLRequest, status: Int, location: String) -> URLRequest? {
@@ -40,7 +47,7 @@ enum RedirectFollower {
         var next = URLRequest(url: target)
         next.allHTTPHeaderFields = request.allHTTPHeaderFields
         if !isSameOrigin(current, target) {
-            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in (request.allHTTPHeaderFields ?? [:]).keys where isCredential(name) { next.setValue(nil, forHTTPHeaderField: name) }
         }
         if status == 307 || status == 308 {
             // 307 and 308 keep the method and the body.

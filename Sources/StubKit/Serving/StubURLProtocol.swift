@@ -3,6 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
+// SwiftPM builds a package for every platform an app targets, whatever `platforms` lists: say plainly
+// why a watchOS target cannot link StubKit, instead of failing on an API's availability.
+#if os(watchOS)
+#error("StubKit does not support watchOS: URLSession on watchOS does not use custom URLProtocol classes, which StubKit serves through. Link StubKit from the iOS app and its UI tests only.")
+#endif
+
 /// The `URLProtocol` that answers requests from the active ``StubEngine``.
 ///
 /// It stays thin: `canInit` asks the engine whether some rule could answer, `startLoading` hands the
