@@ -11,6 +11,9 @@ struct RulesDecoder {
     let folder: URL
     let options: BundleLoader.Options
     private(set) var diagnostics: [Diagnostic] = []
+    /// Whether the bundle says it was recorded (`recordedAt`): its query values are what a client sent,
+    /// written by the recorder or an importer, not by hand.
+    private var isRecorded = false
     private var errorCount = 0
     /// Files inside the bundle that some rule names (standardized paths).
     private(set) var referencedFiles: Set<String> = []
@@ -54,6 +57,7 @@ struct RulesDecoder {
                     else { wrongType(entry.value, keyPath: "rules", expected: "an array of rule dictionaries") }
                 case "name", "description", "recordedAt":
                     _ = string(entry.value, keyPath: entry.key)
+                    if entry.key == "recordedAt" { isRecorded = true }
                 case "host":
                     defaults.host = host(entry.value, keyPath: "host")
                 case "headers":
@@ -598,7 +602,10 @@ struct RulesDecoder {
                 let conditionPath = "\(path).\(condition.key)"
                 switch condition.key {
                 case "equals":
-                    if let text = scalarText(condition.value, keyPath: conditionPath) { result[entry.key] = .equals(text) }
+                    if let text = scalarText(condition.value, keyPath: conditionPath) {
+                        result[entry.key] = .equals(text)
+                        if areQuery { notePlus(text, at: condition.value.position, keyPath: conditionPath) }
+                    }
                 case "matches":
                     if let regex = regex(condition.value, keyPath: conditionPath) { result[entry.key] = .matches(regex) }
                 case "present", "absent":
@@ -612,9 +619,20 @@ struct RulesDecoder {
                 }
             } else if let text = scalarText(entry.value, keyPath: path) {
                 result[entry.key] = .equals(text)
+                if areQuery { notePlus(text, at: entry.value.position, keyPath: path) }
             }
         }
         return result
+    }
+
+    /// A hand-written query value with `+` answers `?q=a+b` only: clients that escape the plus
+    /// (Alamofire does) send `a%2Bb`, which compares differently. Recorded bundles hold what was sent.
+    private mutating func notePlus(_ text: String, at position: SourcePosition?, keyPath: String) {
+        guard !isRecorded, text.utf8.contains(UInt8(ascii: "+")) else { return }
+        let escaped = text.replacingOccurrences(of: "+", with: "%2B")
+        report(.plusInQueryValue, at: position, keyPath: keyPath,
+               "query value '\(text)' matches only a '+' sent as it is; a client that escapes it (Alamofire does) sends '%2B', which does not match",
+               fix: "write '\(escaped)' for the escaped form, or use {\"matches\": …} (a regular expression sees '+' either way)")
     }
 
     private mutating func bodyMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [BodyMatcher] {

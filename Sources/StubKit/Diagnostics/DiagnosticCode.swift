@@ -69,6 +69,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     // MARK: Values that can never work (added with issue 10)
     public static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
     public static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
+    public static let plusInQueryValue = DiagnosticCode("SK024", .note, "a written query value with '+', which matches only a '+' sent as is, not '%2B'")
     // MARK: Matching cost
     public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
     public static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
@@ -90,7 +91,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
-        .invalidHeader, .delayTooLong,
+        .invalidHeader, .delayTooLong, .plusInQueryValue,
         .backtrackingRegex, .alwaysCheckedRegex,
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
         .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,
