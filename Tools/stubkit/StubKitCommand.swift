@@ -2,6 +2,7 @@
 // Subcommands are separate types, so `serve`, `scaffold` and `migrate` can join `import` and `export`.
 import ArgumentParser
 import Foundation
+import StubKit
 import StubKitImport
 
 @main
@@ -9,6 +10,7 @@ struct StubKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stubkit",
         abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles; serve bundles over HTTP; scaffold a bundle from an OpenAPI document.",
+        version: StubKitVersion.current,
         subcommands: [Import.self, Export.self, Migrate.self, Serve.self, Scaffold.self]
     )
 }

@@ -9,6 +9,7 @@ struct StubLint: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stublint",
         abstract: "Check StubKit stub bundles and explain which rule answers a request.",
+        version: StubKitVersion.current,
         subcommands: [Lint.self, Explain.self],
         defaultSubcommand: Lint.self
     )

@@ -103,11 +103,6 @@ extension StubJournal {
     }
 }
 
-/// The version written into reports.
-public enum StubKitVersion {
-    public static let current = "0.2.0"
-}
-
 /// Reason phrases for HAR's `statusText`.
 enum HTTPStatusText {
     static func text(for status: Int) -> String {
