@@ -38,21 +38,35 @@ public struct BundleImporter: Sendable {
             if files.isEmpty {
                 errors.append(ImportError(file: input.path, "holds no files to import: no WireMock mappings/ folder at any depth, and no HAR, WireMock, Mocktail or cassette file (hidden folders, \(WireMockProject.skippedFolders.sorted().joined(separator: ", ")) and __files are not searched)"))
             }
-            var skipped: [String] = []
-            for file in files {
-                do throws(ImportError) {
-                    if let batch = try read(file, walked: isDirectory.boolValue, budget: &budget) { batches.append(batch) } else { skipped.append(file.path) }
-                } catch {
-                    errors.append(error)
-                }
-            }
-            if !skipped.isEmpty {
+            let read = read(files, walked: isDirectory.boolValue, budget: &budget)
+            batches += read.batches
+            errors += read.errors
+            if !read.skipped.isEmpty {
                 var batch = ImportBatch(format: format ?? .har, file: input.path)
-                for file in skipped { batch.note(file, "not a format stubkit imports (HAR, WireMock, Mocktail, cassette); skipped") }
+                for file in read.skipped { batch.note(file.path, "not a format stubkit imports (HAR, WireMock, Mocktail, cassette); skipped") }
                 batches.append(batch)
             }
         }
         return (batches, errors)
+    }
+
+    /// Files a folder walk found: a batch per file in a format stubkit imports, the files in none, and
+    /// an error per file that cannot be read.
+    package func readWalked(_ files: [URL]) -> (batches: [ImportBatch], skipped: [URL], errors: [ImportError]) {
+        var budget = InflateBudget()
+        return read(files, walked: true, budget: &budget)
+    }
+
+    private func read(_ files: [URL], walked: Bool, budget: inout InflateBudget) -> (batches: [ImportBatch], skipped: [URL], errors: [ImportError]) {
+        var batches: [ImportBatch] = [], skipped: [URL] = [], errors: [ImportError] = []
+        for file in files {
+            do throws(ImportError) {
+                if let batch = try read(file, walked: walked, budget: &budget) { batches.append(batch) } else { skipped.append(file) }
+            } catch {
+                errors.append(error)
+            }
+        }
+        return (batches, skipped, errors)
     }
 
     /// One file: `nil` when a walked folder's file is in no known format.

@@ -19,13 +19,21 @@ package struct WireMockProject: Sendable {
     package var suites: [Suite]
     /// `mappings` folders that hold no file to import, relative to the project folder: no bundle for them.
     package var emptyMappings: [String]
+    /// The files a folder walk reads that lie in no suite's `mappings` (HAR files, cassettes, `.tail`
+    /// files, files of a `mappings` folder that holds no WireMock mapping), in path order. Those in a
+    /// format stubkit imports go into one more bundle, ``otherName``, so none is left out.
+    package var otherFiles: [URL]
+    /// The bundle for ``otherFiles``: the project folder's name, numbered when a suite has it.
+    package var otherName: String
 
     /// Folders never searched: where builds copy test resources and package managers keep others' files.
     /// Hidden folders (`.git`, `.gradle`, `.build`) are skipped too.
     package static let skippedFolders: Set<String> = ["build", "target", "node_modules"]
 
     /// The suites of a project folder, or `nil` when `folder` is itself a WireMock root (a `mappings`
-    /// folder, or a folder holding one directly, imported as one bundle) or holds no `mappings` folder.
+    /// folder, or a folder holding one directly, imported as one bundle) or holds no `mappings` folder
+    /// with a WireMock mapping in it (a `mappings` folder of another tool is no suite: its files are
+    /// read like any other).
     ///
     /// A found `mappings` folder is not searched further (its subfolders are its own), nor is `__files`.
     /// Bundle names are the suites' paths (the folders holding `mappings`) without the leading and
@@ -55,17 +63,32 @@ package struct WireMockProject: Sendable {
         let relative = found.map { Array($0.pathComponents.dropFirst(root.pathComponents.count)) }
         var suites: [(mappings: URL, path: [String])] = [], empty: [String] = []
         for (mappings, components) in zip(found, relative) {
-            if BundleImporter.sourceFiles(in: mappings).isEmpty {
+            let files = BundleImporter.sourceFiles(in: mappings)
+            if files.isEmpty {
                 empty.append(components.joined(separator: "/"))
-            } else {
+            } else if files.contains(where: isWireMockMapping) {
                 suites.append((mappings, Array(components.dropLast())))
             }
         }
-        let names = uniqueNames(bundleNames(suites.map(\.path)))
+        guard !suites.isEmpty else { return nil }
+        let names = uniqueNames(bundleNames(suites.map(\.path)) + bundleNames([[root.lastPathComponent]]))
+        let suitePrefixes = suites.map { $0.mappings.path + "/" }
+        let others = BundleImporter.sourceFiles(in: root).filter { file in !suitePrefixes.contains { file.standardizedFileURL.path.hasPrefix($0) } }
         return WireMockProject(root: root, suites: zip(suites, names).map { suite, name in
             Suite(name: name, mappings: suite.mappings, files: suite.mappings.deletingLastPathComponent().appendingPathComponent("__files"),
                   relativePath: (suite.path + ["mappings"]).joined(separator: "/"))
-        }, emptyMappings: empty)
+        }, emptyMappings: empty, otherFiles: others, otherName: names[names.count - 1])
+    }
+
+    /// Whether a file is a WireMock mapping (or a file of them), judged by its content.
+    private static func isWireMockMapping(_ file: URL) -> Bool {
+        guard let data = try? Data(contentsOf: file), SourceDocument.looksLikeJSON(data) else { return false }
+        return ImportFormat.detect(data, fileName: file.lastPathComponent) == .wiremock
+    }
+
+    /// A file's path relative to the project folder, for reports.
+    package func relativePath(of file: URL) -> String {
+        Array(file.standardizedFileURL.pathComponents.dropFirst(root.pathComponents.count)).joined(separator: "/")
     }
 
     /// Each path without the leading and trailing folders all paths share, keeping at least one.

@@ -109,6 +109,50 @@ struct WireMockProjectTests {
         #expect(template.stderr.contains("--template 'x' names one bundle, but \(project.path) holds 4 WireMock mappings folders"), "\(template.stderr)")
     }
 
+    @Test("a folder with a WireMock project and other importable files imports both: the others into a bundle named after the folder")
+    func otherFilesBesideMappings() throws {
+        let folder = try TemporaryFolder()
+        _ = try folder.file("captures/har/a.har", data: EscapedQueryReplayTests.har([("https://har.test/a", "from the HAR")]))
+        _ = try folder.file("captures/wiremock/mappings/m.json", data: Data(Self.mapping("/m", bodyFile: "m.json").utf8))
+        _ = try folder.file("captures/wiremock/__files/m.json", data: Data(#"{"from":"wiremock"}"#.utf8))
+        _ = try folder.file("captures/README.txt", data: Data("not a stub".utf8))
+        let input = folder.url.appendingPathComponent("captures")
+        let out = folder.url.appendingPathComponent("out")
+        let run = try ChildProcess.run("stubkit", arguments: ["import", input.path, "--to", out.path])
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["captures", "wiremock"], "\(run.stdout)")
+        #expect(run.stdout.contains("wiremock/mappings → \(out.path)/wiremock\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("other files (1: har/a.har) → \(out.path)/captures\n"), "\(run.stdout)")
+        try Replay.check([
+            ExpectedExchange(source: "m", method: "GET", url: "https://wiremock.test/m", status: 200, responseBody: Data(#"{"from":"wiremock"}"#.utf8)),
+        ], bundle: out.appendingPathComponent("wiremock"))
+        try Replay.check([
+            ExpectedExchange(source: "a", method: "GET", url: "https://har.test/a", status: 200, responseBody: Data("from the HAR".utf8)),
+        ], bundle: out.appendingPathComponent("captures"))
+        // --template names one bundle; two would be written, so it is refused before writing.
+        let template = try ChildProcess.run("stubkit", arguments: ["import", input.path, "--to", folder.url.appendingPathComponent("t").path, "--template", "x"])
+        #expect(template.status == 2)
+        #expect(template.stderr.contains("--template 'x' names one bundle, but \(input.path) holds 1 WireMock mappings folder(s) (wiremock/mappings) and other files (har/a.har)"), "\(template.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("t").path))
+    }
+
+    @Test("a folder named mappings that holds no WireMock mapping does not make a project: the folder imports as one bundle")
+    func foreignMappingsFolder() throws {
+        let folder = try TemporaryFolder()
+        _ = try folder.file("captures/a.har", data: EscapedQueryReplayTests.har([("https://har.test/a", "from the HAR")]))
+        _ = try folder.file("captures/search/mappings/index.json", data: Data(#"{"properties": {"title": {"type": "text"}}}"#.utf8))
+        let input = folder.url.appendingPathComponent("captures")
+        let out = folder.url.appendingPathComponent("out")
+        let run = try ChildProcess.run("stubkit", arguments: ["import", input.path, "--to", out.path])
+        // The Elasticsearch mapping is no format stubkit imports: reported, so exit 1, and the HAR is the bundle.
+        #expect(run.status == 1, "\(run.stdout)\n\(run.stderr)")
+        #expect(!run.stdout.contains("WireMock mappings folder"), "\(run.stdout)")
+        #expect(run.stdout.contains("index.json"), "\(run.stdout)")
+        try Replay.check([
+            ExpectedExchange(source: "a", method: "GET", url: "https://har.test/a", status: 200, responseBody: Data("from the HAR".utf8)),
+        ], bundle: out)
+    }
+
     struct NameCase: Sendable, CustomTestStringConvertible {
         var paths: [String]
         var names: [String]

@@ -9,12 +9,13 @@ struct Import: ParsableCommand {
         The format is detected per file from its content unless --format says it. Whatever cannot be \
         carried over is printed and written to IMPORT-NOTES.md in the bundle. A project folder with \
         WireMock mappings/ folders deeper inside (one per test suite) becomes one bundle per mappings/ \
-        folder, in --to, named after the suite's path. Exit status: 0 everything carried over, \
+        folder, in --to, named after the suite's path; its other importable files (HAR, cassettes, \
+        .tail, ...) go into one more bundle named after the folder. Exit status: 0 everything carried over, \
         1 something reported, 2 unreadable input (nothing is written then).
         """
     )
 
-    @Argument(help: "Files, or folders read recursively (WireMock: the folder holding mappings/ and __files/, or a project folder: one bundle per mappings/ folder found at any depth, written into --to).")
+    @Argument(help: "Files, or folders read recursively (WireMock: the folder holding mappings/ and __files/, or a project folder: one bundle per mappings/ folder found at any depth, and one for its other importable files, written into --to).")
     var inputs: [String]
 
     @Option(name: .customLong("to"), help: "The bundle folder to write (new or empty; --force replaces a bundle there), or with --template the folder that holds it.")

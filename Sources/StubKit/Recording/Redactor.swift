@@ -3,14 +3,16 @@ import Foundation
 /// Replaces secrets with a fixed placeholder before anything is written to a bundle.
 ///
 /// On by default, because a recorded bundle is committed to a repository. A name is a secret when,
-/// compared case-insensitively and ignoring `-`, `_` and `.`, it is one of ``defaultNames``
-/// (`Authorization`, `Cookie`, `Set-Cookie`, `key`, `X-API-Key`, `sig`, `session`, `auth`, `csrf`, …), or
+/// compared case-insensitively and by its letters and digits only, it is one of ``defaultNames``
+/// (`Authorization`, `Cookie`, `Set-Cookie`, `key`, `X-API-Key`, `sig`, `session`, `auth`, `pin`, `csrf`, …), or
 /// when one of its words ends in one of ``defaultFragments`` (`token`, `secret`, `password`, `apikey`,
 /// `signature`, …: so `access_token`, `refreshToken`, `accesstoken`, `client_secret`, `X-Hub-Signature-256`)
 /// and the next word is not one of ``metadataWords``, which make the name describe a secret rather than
-/// hold one (`token_type`, `tokenExpiresIn`, `password_policy`). Words are split at `-`, `_`, `.` and
-/// camelCase. A name that merely contains a secret word inside one of its words (`tokenizer`, `keyboard`,
-/// `author`) is no secret. ``RecordConfiguration/redact`` adds names (matched whole);
+/// hold one (`token_type`, `tokenExpiresIn`, `password_policy`). Words are split at every character that is
+/// no letter or digit, between letters and digits, and at camelCase, so `user[password]`, `password1`,
+/// `new_password2` and `api_key1` are secrets. A secret word glued to a word naming its value (`secretkey`,
+/// `tokenid`) is a secret too; one that merely starts or sits inside a word (`tokenizer`, `keyboard`,
+/// `author`, `secretary`) is not. ``RecordConfiguration/redact`` adds names (matched whole);
 /// ``RecordConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever their
 /// declared type (see ``text(_:contentType:)``).
 public struct Redactor: Sendable {
@@ -19,7 +21,7 @@ public struct Redactor: Sendable {
     /// Names redacted wherever they appear, whole.
     public static let defaultNames: Set<String> = [
         "authorization", "proxy_authorization", "cookie", "set_cookie",
-        "key", "api_key", "x_api_key", "sig", "signature", "auth", "jwt", "otp",
+        "key", "api_key", "x_api_key", "sig", "signature", "auth", "jwt", "otp", "pin", "pin_code", "pwd",
         "session", "session_id", "sid", "jsessionid", "phpsessid",
         "csrf", "xsrf", "x_csrf", "x_xsrf",
     ]
@@ -28,7 +30,10 @@ public struct Redactor: Sendable {
     public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp"]
     /// Words that mark a secret when a word of the name ends in one (`access_token`, `accesstoken`), or in
     /// its plural (`credentials`), and no word of ``metadataWords`` follows.
-    public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature"]
+    public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature", "passphrase", "passcode"]
+    /// Words that, glued to the end of a secret word in one word, name the secret's value, not something
+    /// else (`secretkey`, `tokenid`, `passwordhash`); an unlisted ending is kept (`tokenizer`, `secretary`).
+    static let compoundTails = ["key", "keys", "id", "ids", "value", "values", "hash", "str", "string", "data", "code", "header"]
     /// Words that, right after a secret word, make a name describe the secret instead of holding it:
     /// OAuth's `token_type` (`"Bearer"`, which apps check) and `token_type_hint`, `tokenExpiresIn`,
     /// `password_policy`. A secret word elsewhere in the name still counts (`token_type_secret`).
@@ -56,9 +61,9 @@ public struct Redactor: Sendable {
         self.kept = Set(keep.map(Self.squashed))
     }
 
-    /// Lower-cased, without `-`, `_` and `.`: `X-API-Key`, `x_api_key` and `xApiKey` are one name.
+    /// Lower-cased letters and digits only: `X-API-Key`, `x_api_key`, `xApiKey` and `x[api][key]` are one name.
     private static func squashed(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." }.map(Character.init))
+        String(name.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
     }
 
     /// Whether a header, query item or form field (`.parameter`), or a JSON field or XML element or
@@ -74,34 +79,43 @@ public struct Redactor: Sendable {
     /// Whether a secret word ends one of `words` without a ``metadataWords`` word right after it.
     /// The words before are joined, so a fragment of two words (`api_key`) or one word glued to others
     /// (`xapikey`, `accesstoken`) is found; it must end where a word ends, so `tokenizer` is no `token`.
+    /// A secret word glued to one of ``compoundTails`` counts too (`secretkey`, `tokenid`).
     private func holdsSecretWord(_ words: [String]) -> Bool {
         var joined = ""
         for (index, word) in words.enumerated() {
             joined += word
-            let endsInFragment = fragments.contains { joined.hasSuffix($0) || joined.hasSuffix($0 + "s") }
+            let endsInFragment = fragments.contains { fragment in
+                joined.hasSuffix(fragment) || joined.hasSuffix(fragment + "s")
+                    || Self.compoundTails.contains { joined.hasSuffix(fragment + $0) }
+            }
             guard endsInFragment else { continue }
             if index + 1 == words.count || !Self.metadataWords.contains(words[index + 1]) { return true }
         }
         return false
     }
 
-    /// The lower-cased words of a name, split at `-`, `_`, `.`, spaces and camelCase (`APIKey` is `api`, `key`).
+    /// The lower-cased words of a name, split at every character that is no letter or digit (`user[password]`,
+    /// `secret:key`), between letters and digits (`password1` is `password`, `1`) and at camelCase
+    /// (`APIKey` is `api`, `key`).
     static func words(of name: String) -> [String] {
         var words: [String] = []
         var current = ""
         let scalars = Array(name.unicodeScalars)
+        func isDigit(_ scalar: Unicode.Scalar) -> Bool { CharacterSet.decimalDigits.contains(scalar) }
+        func isLetter(_ scalar: Unicode.Scalar) -> Bool { CharacterSet.letters.contains(scalar) }
         for (index, scalar) in scalars.enumerated() {
-            if scalar == "-" || scalar == "_" || scalar == "." || scalar == " " {
+            guard isLetter(scalar) || isDigit(scalar) else {
                 if !current.isEmpty { words.append(current) }
                 current = ""
                 continue
             }
-            if CharacterSet.uppercaseLetters.contains(scalar), let previous = current.unicodeScalars.last {
-                let afterLower = CharacterSet.lowercaseLetters.contains(previous) || CharacterSet.decimalDigits.contains(previous)
+            if let previous = current.unicodeScalars.last {
+                let letterDigit = isDigit(previous) != isDigit(scalar)
+                let afterLower = CharacterSet.uppercaseLetters.contains(scalar) && CharacterSet.lowercaseLetters.contains(previous)
                 // The last capital of an acronym starts the next word: `APIKey` is `API`, `Key`.
-                let endsAcronym = CharacterSet.uppercaseLetters.contains(scalars[index - 1])
+                let endsAcronym = CharacterSet.uppercaseLetters.contains(scalar) && CharacterSet.uppercaseLetters.contains(previous)
                     && index + 1 < scalars.count && CharacterSet.lowercaseLetters.contains(scalars[index + 1])
-                if afterLower || endsAcronym {
+                if letterDigit || afterLower || endsAcronym {
                     words.append(current)
                     current = ""
                 }
