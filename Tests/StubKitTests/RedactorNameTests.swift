@@ -27,9 +27,11 @@ struct RedactorNameTests {
         // One word: a secret word glued to a word that names the secret's value or id.
         "secretkey", "tokenid", "passwordhash", "tokenvalue",
         "x-amz-security-token", "jwt", "otp", "pin", "session_id", "sessionToken", "jwt_token", "passphrase", "passcode",
+        // One-time codes and proofs of OAuth (PKCE, client assertions), MFA and SAML; Express's session cookie.
+        "auth_code", "mfa_code", "otp_code", "verification_code", "code_verifier", "client_assertion", "SAMLResponse", "SAMLRequest", "connect.sid",
     ].map { NameCase(name: $0, secret: true) }
         + (["access_token", "id_token", "refreshToken", "client_secret", "password", "apiKey", "authorization"]
-        + ["user[password]", "password1", "new_password2", "token2", "secretkey", "tokenid", "jwt", "pin", "session_id", "sessionToken"])
+        + ["user[password]", "password1", "new_password2", "token2", "secretkey", "tokenid", "jwt", "session_id", "sessionToken", "code_verifier"])
         .map { NameCase(name: $0, place: .document, secret: true) }
 
     static let keptNames: [NameCase] = [
@@ -41,7 +43,7 @@ struct RedactorNameTests {
         "passwordless", "Content-Type", "email", "name", "grant_type", "user[email]", "user[token_type]", "token_type1",
         "tokenizer2", "pinned", "spin", "pinterest", "opinion",
     ].map { NameCase(name: $0, secret: false) }
-        + ["token_type", "expires_in", "scope", "tokenizer", "keyboard", "author", "key", "session"]
+        + ["token_type", "expires_in", "scope", "tokenizer", "keyboard", "author", "key", "session", "pin", "code", "nonce"]
         .map { NameCase(name: $0, place: .document, secret: false) }
 
     @Test("names that hold secrets are redacted, in any spelling", arguments: secretNames)

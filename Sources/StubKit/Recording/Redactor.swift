@@ -22,12 +22,15 @@ public struct Redactor: Sendable {
     public static let defaultNames: Set<String> = [
         "authorization", "proxy_authorization", "cookie", "set_cookie",
         "key", "api_key", "x_api_key", "sig", "signature", "auth", "jwt", "otp", "pin", "pin_code", "pwd",
-        "session", "session_id", "sid", "jsessionid", "phpsessid",
+        "session", "session_id", "sid", "jsessionid", "phpsessid", "connect_sid",
+        // One-time codes and proofs of OAuth, OpenID Connect and SAML flows.
+        "auth_code", "mfa_code", "otp_code", "verification_code", "code_verifier", "client_assertion", "saml_response", "saml_request",
         "csrf", "xsrf", "x_csrf", "x_xsrf",
     ]
     /// Default names that are secrets as headers, query items and form fields (`?key=AIza…`, `sig=…`)
-    /// but ordinary data as JSON fields and XML elements (`{"key": "color"}`, S3's `<Key>photos/a.jpg</Key>`).
-    public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp"]
+    /// but ordinary data as JSON fields and XML elements (`{"key": "color"}`, S3's `<Key>photos/a.jpg</Key>`,
+    /// a map's `{"pin": {"lat": …}}`).
+    public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp", "pin"]
     /// Words that mark a secret when a word of the name ends in one (`access_token`, `accesstoken`), or in
     /// its plural (`credentials`), and no word of ``metadataWords`` follows.
     public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature", "passphrase", "passcode"]
