@@ -7,8 +7,8 @@ import Testing
 import StubKitTestSupport
 
 extension URLProtocolSuites {
-/// A request body that comes as `httpBodyStream` is read only when a rule looks at it, and never
-/// past the cap.
+/// A request body that comes as `httpBodyStream` is read whole only when a rule looks at it, never
+/// past the cap; otherwise only as far as the journal keeps it.
 @Suite(.serialized)
 struct StreamedBodyReadingTests {
     let folder: TemporaryFolder
@@ -27,8 +27,8 @@ struct StreamedBodyReadingTests {
         try engine.activate(folder: bundle)
     }
 
-    func post(_ path: String, stream: InputStream) async -> TaskResult {
-        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+    func post(_ path: String, stream: InputStream, to engine: StubEngine? = nil) async -> TaskResult {
+        let session = URLSession(configuration: .stubbed(by: engine ?? self.engine, base: .ephemeral))
         defer { session.finishTasksAndInvalidate() }
         var request = URLRequest(url: URL(string: "https://upload.test\(path)")!)
         request.httpMethod = "POST"
@@ -36,13 +36,70 @@ struct StreamedBodyReadingTests {
         return await session.result(for: request)
     }
 
-    @Test("a large streamed upload to a rule that ignores the body is answered without reading the stream")
-    func bodyNobodyLooksAtIsNotRead() async throws {
+    @Test("a large streamed upload to a rule that ignores the body is read only as far as the journal keeps it")
+    func bodyNobodyLooksAtIsReadForTheJournalOnly() async throws {
+        let limit = engine.journal.limits.maximumBodySize
         let stream = CountingInputStream(length: 8 * 1024 * 1024)
         let result = await post("/photos", stream: stream)
         #expect(result.status == 201)
         #expect(result.text == "stored")
+        #expect(stream.bytesRead == limit + 1, "\(stream.bytesRead) bytes of the body were read")
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.request.body?.count == limit)
+        #expect(entry.requestBodyTruncated)
+        // The whole size is not known without reading the whole stream (and no Content-Length says it).
+        #expect(entry.requestBodySize == -1)
+        #expect(JournalReport(engine: engine).html.contains("request body truncated: \(limit) bytes kept of an unknown size"))
+    }
+
+    @Test("a streamed body the rule ignores is journalled whole, and a wait for a body condition finds it")
+    func ignoredBodyIsJournalled() async throws {
+        let text = "photo of a pizza, 3 bytes"
+        let result = await post("/photos", stream: InputStream(data: Data(text.utf8)))
+        #expect(result.status == 201)
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.request.body.map { String(decoding: $0, as: UTF8.self) } == text)
+        #expect(!entry.requestBodyTruncated)
+        #expect(entry.requestBodySize == text.utf8.count)
+        var predicate = RequestPredicate("POST", path: "/photos")
+        predicate.conditions.body = [.contains("pizza")]
+        try await engine.journal.waitForRequests(matching: predicate, timeout: 5)
+    }
+
+    @Test("a journal that keeps no bodies reads none of a stream the rule ignores")
+    func noJournalBodiesReadsNothing() async throws {
+        engine.journal.limits = StubJournal.Limits(maximumBodySize: 0)
+        let stream = CountingInputStream(length: 100_000)
+        #expect(await post("/photos", stream: stream).status == 201)
         #expect(stream.bytesRead == 0, "\(stream.bytesRead) bytes of the body were read")
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.request.body?.isEmpty ?? true)
+        #expect(entry.requestBodyTruncated)
+    }
+
+    @Test("a scenario moved by another request while the body is unread: the body conditions are decided on the body")
+    func scenarioMovedWhileBodyUnread() async throws {
+        let bundle = try folder.bundle("checkout", ["stubsRules.json": """
+        { "host": "upload.test", "rules": [
+          { "method": "POST", "path": "/pay", "scenario": "checkout", "whenState": "Started", "status": 409, "body": "not open" },
+          { "method": "POST", "path": "/pay", "scenario": "checkout", "whenState": "open", "requestBody": { "contains": "pizza" }, "status": 201, "body": "paid" },
+          { "method": "POST", "path": "/pay", "scenario": "checkout", "whenState": "open", "status": 400, "body": "nothing to pay for" },
+          { "method": "POST", "path": "/open", "scenario": "checkout", "setState": "open", "status": 204 }
+        ] }
+        """])
+        // A journal limit shorter than the bodies, so the body is still partly in its stream when the
+        // state moves (on the first read), as when another request moves it at that moment.
+        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 4))
+        try engine.activate(folder: bundle)
+        for (body, status) in [("one pizza please", 201), ("nothing at all", 400)] {
+            engine.resetState()
+            let stream = CountingInputStream(content: Data(body.utf8)) {
+                _ = engine.decision(for: StubRequest(method: "POST", url: URL(string: "https://upload.test/open")!))
+            }
+            let result = await post("/pay", stream: stream, to: engine)
+            #expect(engine.scenarioState("checkout") == "open")
+            #expect(result.status == status, "\(body): \(result.text ?? "")")
+        }
     }
 
     @Test("a streamed body is read when the rule has body conditions or a template reads it")

@@ -189,29 +189,44 @@ public final class StubEngine: Sendable {
     /// What the engine does with a request: answer it (advancing sequences and scenarios), refuse it
     /// (kill switch), or let it through.
     public func decision(for request: StubRequest) -> Decision {
-        decision(for: request, found: nil)
+        decision(for: request, found: nil, bodyOnDemand: false)!
     }
 
     /// The same, reusing what `canInit` found for this request when it still holds (see ``LookupMemo``).
-    func decision(for request: StubRequest, found: LookupMemo.Found?) -> Decision {
+    ///
+    /// With `bodyOnDemand`, the request's body is still (partly) in its stream (`bodyPending`) and can be
+    /// read if needed: `nil` means "read the body and ask again", without using anything up. That is
+    /// the answer unless a rule that ignores the body answers (body conditions or a template that reads
+    /// it need the body; without a rule the request may be forwarded, or refused with near misses
+    /// explained by the body). Decided on one look at the scenario states, so a scenario moved by
+    /// another request cannot leave a body condition judged on an unread body.
+    func decision(for request: StubRequest, found: LookupMemo.Found?, bodyOnDemand: Bool = false) -> Decision? {
         // Recording everything: the network answers, whatever the bundles say.
-        if let recorder, recorder.recordsEverything, recorder.records(request) { return .passThrough }
+        if let recorder, recorder.recordsEverything, recorder.records(request) { return bodyOnDemand ? nil : .passThrough }
         let (index, killSwitch) = state.withLock { ($0.index, $0.killSwitch) }
         var states: [String: String] = [:]
         if index.hasStatefulRules {
             // Match and advance in one step under the lock, against the index current at that moment.
+            var needsBody = false
             let answered: Decision? = state.withLock { shared in
                 states = shared.scenarioStates
                 guard let (entry, parameters) = shared.index.firstMatch(for: request, states: shared.scenarioStates) else { return nil }
+                if bodyOnDemand && entry.rule.looksAtRequestBody {
+                    needsBody = true
+                    return nil
+                }
                 return answer(entry, parameters: parameters, shared: &shared)
             }
+            if needsBody { return nil }
             if let answered { return answered }
         } else if let (entry, parameters) = found.flatMap({ $0.index === index ? $0.entry : nil })
                     .map({ ($0, Self.servingParameters(of: $0.rule, for: request)) }) ?? index.firstMatch(for: request) {
+            if bodyOnDemand && entry.rule.looksAtRequestBody { return nil }
             let response = entry.rule.response
             return .answer(StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: response,
                                      delay: response.delay, hit: 0))
         }
+        if bodyOnDemand { return nil }
         // A recorder sends what no rule answers to the network, so it can be recorded.
         // Hosts it does not record follow the kill switch as without a recorder.
         guard killSwitch, !(recorder?.records(request) ?? false) else { return .passThrough }
@@ -278,21 +293,6 @@ public final class StubEngine: Sendable {
         guard let entry = index.firstEntry(for: request) else { return false }
         lookups.remember(key, LookupMemo.Found(request: request, index: index, entry: entry))
         return true
-    }
-
-    /// Whether a request whose body is still in its `httpBodyStream` must have it read before it is
-    /// answered: the rule that answers it apart from its body looks at the body (body conditions, or a
-    /// template that reads it), or the request is recorded (the backend gets it, and so does the
-    /// bundle), or no rule answers it apart from the body (it may be forwarded, and the kill switch's
-    /// report explains near misses with the body). A request answered by a rule that ignores the body
-    /// is served without reading it: a large upload is not held in memory for nothing.
-    func needsStreamedBody(_ request: StubRequest) -> Bool {
-        if let recorder, recorder.records(request) { return true }
-        let (index, states) = state.withLock { ($0.index, $0.scenarioStates) }
-        var pending = request
-        pending.bodyPending = true
-        guard let entry = index.firstEntry(for: pending, states: states) else { return true }
-        return entry.rule.looksAtRequestBody
     }
 }
 

@@ -45,7 +45,9 @@ extension StubJournal {
             var postData: [String: Any] = ["mimeType": request.header("Content-Type") ?? "application/octet-stream",
                                            "text": String(data: body, encoding: .utf8) ?? body.base64EncodedString()]
             if entry.requestBodyTruncated {
-                postData["comment"] = "truncated by StubKit's journal: the first \(body.count) of \(entry.requestBodySize) bytes"
+                postData["comment"] = entry.requestBodySize < 0
+                    ? "truncated by StubKit's journal: the first \(body.count) bytes of a body of unknown size"
+                    : "truncated by StubKit's journal: the first \(body.count) of \(entry.requestBodySize) bytes"
             }
             harRequest["postData"] = postData
         }

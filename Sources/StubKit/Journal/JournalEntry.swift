@@ -21,7 +21,8 @@ public struct JournalEntry: Sendable {
     public var responseBodyTruncated: Bool = false
     /// Whether ``request``'s body holds only the first part of the body the app sent.
     public var requestBodyTruncated: Bool = false
-    /// The size of the whole request body the app sent.
+    /// The size of the whole request body the app sent, or -1 when unknown: a body left partly in its
+    /// `httpBodyStream` (nothing needed it whole) without a `Content-Length` header.
     public var requestBodySize: Int = 0
     /// No rule answered: the request went to the network through StubKit's forwarder, and this is the
     /// real response.

@@ -34,7 +34,11 @@ public struct JournalReport: Sendable {
             if entry.passedThrough { notes.append("passed through to the network") }
             if let file = entry.recordedAs { notes.append("recorded as \(file)") }
             if let failure = entry.recordingFailure { notes.append("not recorded: \(failure)") }
-            if entry.requestBodyTruncated { notes.append("request body truncated: \(entry.request.body?.count ?? 0) of \(entry.requestBodySize) bytes kept") }
+            if entry.requestBodyTruncated {
+                let kept = entry.request.body?.count ?? 0
+                notes.append(entry.requestBodySize < 0 ? "request body truncated: \(kept) bytes kept of an unknown size"
+                                                       : "request body truncated: \(kept) of \(entry.requestBodySize) bytes kept")
+            }
             if entry.responseBodyTruncated { notes.append("response body truncated: \(entry.responseBody?.count ?? 0) of \(entry.responseBodySize) bytes kept") }
             let note = notes.isEmpty ? "" : "<br><small class=\"truncated\">\(Self.escape(notes.joined(separator: "; ")))</small>"
             requestRows += "<tr class=\"\(entry.rule == nil ? "miss" : "hit")\"><td class=\"num\">\(entry.id)</td><td>\(Self.escape(entry.request.method))</td><td><code>\(Self.escape(entry.request.url.absoluteString))</code></td><td>\(Self.escape(outcome))\(note)</td><td>\(Self.escape(entry.rule.map { "\(entry.bundle ?? ""): \($0.name)" } ?? (entry.passedThrough ? "passed through" : "no rule")))</td><td class=\"num\">\(String(format: "%.1f", entry.duration * 1000)) ms</td></tr>\n"

@@ -33,6 +33,8 @@ final class StubLoad: @unchecked Sendable {
         var journalled = false
         var passedThrough = false
         var cancelForward: (@Sendable () -> Void)?
+        /// What the journal keeps of a body left partly in its stream (``StubRequest/bodyPending``).
+        var unreadBodyStart: Data?
     }
 
     /// A forwarded response on its way to the app.
@@ -75,26 +77,33 @@ final class StubLoad: @unchecked Sendable {
     /// Called in `startLoading`, on its thread.
     func start(_ original: URLRequest) {
         var request = original
-        // Apple's URLSession hands most bodies over as a stream: read it now when the rules will look
-        // at it (see StubEngine.needsStreamedBody); a rule that ignores the body answers without it.
-        // Copying a URLRequest is not free in FoundationNetworking: only when there is a stream.
-        if request.httpBody == nil, request.httpBodyStream != nil, engine.needsStreamedBody(StubRequest(original)) {
-            guard let read = readStreamedBody(of: original) else { return }
-            request = read
+        var unread: RequestBodyStream?
+        // Apple's URLSession hands most bodies over as a stream. The journal's share of it is read now
+        // (its body limit + 1 bytes, none when it keeps no bodies), the whole body only when the answer
+        // depends on it (see `handle`) or it is recorded: a large upload to a rule that ignores the body
+        // is not held in memory for nothing. Copying a URLRequest is not free in FoundationNetworking:
+        // only when there is a stream.
+        if request.httpBody == nil, let stream = request.httpBodyStream {
+            let body = RequestBodyStream(stream)
+            let recorded = engine.recorder.map { $0.records(StubRequest(original)) } ?? false
+            let journalLimit = min(engine.journal.limits.maximumBodySize, StubURLProtocol.maximumStreamedBodySize)
+            guard readStreamedBody(body, of: original, whole: recorded, upTo: journalLimit) != nil else { return }
+            if body.ended { request.httpBody = body.data } else { unread = body }
         }
         // Keyed by the request with its body read: canInit may have seen a body as `httpBody` that Apple
         // moved into a stream on the way; its lookup must be taken, or it stays in the memo holding the
         // body and an old index.
-        handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(request)))
+        handle(request, redirects: 0, found: engine.lookups.take(LookupMemo.Key(request)), unread: unread)
     }
 
-    /// The request with its stream read into `httpBody` (up to ``StubURLProtocol/maximumStreamedBodySize``),
-    /// or `nil` after failing the load with a clear error when the stream fails or is over the cap.
-    private func readStreamedBody(of original: URLRequest) -> URLRequest? {
-        var request = original
+    /// Reads `body` whole (up to ``StubURLProtocol/maximumStreamedBodySize``) or up to `limit` + 1 bytes
+    /// (nothing for 0). `nil` after failing the load with a clear error when the stream fails or is
+    /// over the cap.
+    private func readStreamedBody(_ body: RequestBodyStream, of original: URLRequest, whole: Bool, upTo limit: Int = 0) -> Data? {
         do {
-            request.httpBody = try StubURLProtocol.readBody(of: original)
-            return request
+            if whole { return try body.whole() }
+            if limit > 0 { try body.read(upTo: limit) }
+            return body.data
         } catch {
             let stubRequest = StubRequest(original)
             progress.withLock { $0.request = stubRequest }
@@ -125,10 +134,22 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Deciding
 
     /// `found` is what `canInit` found for this very request, when the engine kept it.
-    private func handle(_ request: URLRequest, redirects: Int, found: LookupMemo.Found? = nil) {
-        let stubRequest = found?.request ?? StubRequest(request)
-        progress.withLock { $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:] }
-        switch engine.decision(for: stubRequest, found: found) {
+    /// `unread` is the body still in its stream: the request is decided with its body pending, and the
+    /// body read whole and the request decided again when the answer depends on it.
+    private func handle(_ request: URLRequest, redirects: Int, found: LookupMemo.Found? = nil, unread: RequestBodyStream? = nil) {
+        let stubRequest = found?.request ?? StubRequest(request, bodyPending: unread != nil)
+        progress.withLock {
+            $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:]
+            $0.unreadBodyStart = unread?.data
+        }
+        guard let decision = engine.decision(for: stubRequest, found: found, bodyOnDemand: unread != nil) else {
+            guard let unread, let body = readStreamedBody(unread, of: request, whole: true) else { return }
+            var read = request
+            read.httpBody = body
+            handle(read, redirects: redirects)
+            return
+        }
+        switch decision {
         case .answer(let match):
             progress.withLock { $0.match = match }
             if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }
@@ -268,11 +289,12 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ original: URLRequest, stubRequest: StubRequest) {
-        // The network gets the body bytes: a stream left unread for the rules is read now.
+        // The network gets the body bytes: a stream left unread for the rules is read now (a redirect
+        // hop's request carries none; the first request's stream is read whole before it gets here).
         var request = original
-        if request.httpBody == nil, request.httpBodyStream != nil {
-            guard let read = readStreamedBody(of: original) else { return }
-            request = read
+        if request.httpBody == nil, let stream = request.httpBodyStream {
+            guard let body = readStreamedBody(RequestBodyStream(stream), of: original, whole: true) else { return }
+            request.httpBody = body
         }
         let recorder = engine.recorder.flatMap { $0.records(stubRequest) ? $0 : nil }
         if let recorder, let reason = Recorder.unrecordableTaskReason(task, hasBody: request.httpBody != nil) {
@@ -318,14 +340,27 @@ final class StubLoad: @unchecked Sendable {
             }
             guard first else { return }
         }
+        // A body left partly in its stream: the journal gets the part read, marked as cut, of a size
+        // known only from Content-Length.
+        var request = request, unreadBodySize: Int?
+        if request.bodyPending, let start = progress.withLock({ $0.unreadBodyStart }) {
+            request.body = start
+            request.bodyPending = false
+            unreadBodySize = request.headers["content-length"].flatMap { Int($0) }.flatMap { $0 >= start.count ? $0 : nil } ?? -1
+        }
         let duration = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
         let rule = match.map { JournalEntry.RuleReference($0.rule) }
         let errorInfo = error.map { JournalEntry.ErrorInfo(code: $0.errorCode, description: $0.localizedDescription) }
         engine.journal.record { id in
-            JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
-                         rule: rule, status: status, responseHeaders: headers, responseBody: body,
-                         responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
-                         error: errorInfo, nearMisses: nearMisses, recordedAs: recordedAs, recordingFailure: recordingFailure)
+            var entry = JournalEntry(id: id, startedAt: startedAt, duration: duration, request: request, bundle: match?.bundle,
+                                     rule: rule, status: status, responseHeaders: headers, responseBody: body,
+                                     responseBodySize: bodySize ?? body?.count ?? 0, responseBodyTruncated: truncated, passedThrough: passThrough,
+                                     error: errorInfo, nearMisses: nearMisses, recordedAs: recordedAs, recordingFailure: recordingFailure)
+            if let unreadBodySize {
+                entry.requestBodySize = unreadBodySize
+                entry.requestBodyTruncated = true
+            }
+            return entry
         }
     }
 }

@@ -57,9 +57,9 @@ public final class StubURLProtocol: URLProtocol {
     ///
     /// A body that travels as `httpBodyStream` cannot be read here (it can be read once, and Apple's
     /// URLSession hands most bodies over that way), so such a request is taken when a rule would answer
-    /// it apart from its body conditions; `startLoading` reads the body when that rule looks at it
-    /// (``StubEngine/needsStreamedBody(_:)``) and decides for real, and forwards the request to the
-    /// network if no rule matches after all.
+    /// it apart from its body conditions; `startLoading` reads the body when the answer depends on it
+    /// (see ``StubLoad``) and decides for real, and forwards the request to the network if no rule
+    /// matches after all.
     public override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
         guard let engine = currentEngine else { return false }
@@ -156,7 +156,8 @@ public final class StubURLProtocol: URLProtocol {
 
     /// The most bytes of an `httpBodyStream` read into memory, to match, template, record or forward
     /// the body; a longer body fails the request with `URLError(.dataLengthExceedsMaximum)` rather
-    /// than filling memory. A body that no rule looks at is not read at all.
+    /// than filling memory. A body whose answer does not depend on it is read only as far as the journal
+    /// keeps it (``StubJournal/Limits/maximumBodySize`` + 1 bytes).
     static let maximumStreamedBodySize = 64 * 1024 * 1024
 
     /// A request body stream longer than the cap.
@@ -172,20 +173,7 @@ public final class StubURLProtocol: URLProtocol {
     static func readBody(of request: URLRequest, limit: Int = maximumStreamedBodySize) throws -> Data? {
         if let body = request.httpBody { return body }
         guard let stream = request.httpBodyStream else { return nil }
-        var data = Data()
-        stream.open()
-        defer { stream.close() }
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = stream.read(&buffer, maxLength: min(buffer.count, limit + 1 - data.count))
-            if count == 0 { break }
-            if count < 0 {
-                throw stream.streamError ?? URLError(.cannotDecodeRawData, userInfo: [NSLocalizedDescriptionKey: "the body stream failed after \(data.count) bytes"])
-            }
-            data.append(buffer, count: count)
-            if data.count > limit { throw BodyTooLarge(limit: limit) }
-        }
-        return data
+        return try RequestBodyStream(stream).whole(limit: limit)
     }
 
     /// Why a task cannot be served here, or `nil` when it can.
