@@ -29,6 +29,10 @@ struct RedactorNameTests {
         "x-amz-security-token", "jwt", "otp", "pin", "session_id", "sessionToken", "jwt_token", "passphrase", "passcode",
         // One-time codes and proofs of OAuth (PKCE, client assertions), MFA and SAML; Express's session cookie.
         "auth_code", "mfa_code", "otp_code", "verification_code", "code_verifier", "client_assertion", "SAMLResponse", "SAMLRequest", "connect.sid",
+        "assertion", "id_token_hint",
+        // API keys in headers of their own: Cloudflare, Azure API Management and Functions, Parse; session headers.
+        "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Functions-Key", "X-Master-Key", "X-Parse-Master-Key", "X-Access-Key",
+        "access_key", "DD-APPLICATION-KEY", "X-Session", "X-Session-Id", "pincode", "pin_code",
     ].map { NameCase(name: $0, secret: true) }
         + (["access_token", "id_token", "refreshToken", "client_secret", "password", "apiKey", "authorization"]
         + ["user[password]", "password1", "new_password2", "token2", "secretkey", "tokenid", "jwt", "session_id", "sessionToken", "code_verifier"])
@@ -42,8 +46,14 @@ struct RedactorNameTests {
         "tokenizer", "tokenizers", "tokenized", "keyboard", "author", "authorName", "keyword", "monkey", "secretary",
         "passwordless", "Content-Type", "email", "name", "grant_type", "user[email]", "user[token_type]", "token_type1",
         "tokenizer2", "pinned", "spin", "pinterest", "opinion",
+        // Counts and cursors named after tokens: language-model usage, pagination.
+        "max_tokens", "prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "tokens_used", "maxTokens",
+        "pageToken", "nextPageToken", "page_token", "next_page_token", "syncToken",
+        // Keys that are no credentials.
+        "Idempotency-Key", "Sec-WebSocket-Key", "keyId", "key_id", "primary_key", "sort_key",
     ].map { NameCase(name: $0, secret: false) }
-        + ["token_type", "expires_in", "scope", "tokenizer", "keyboard", "author", "key", "session", "pin", "code", "nonce"]
+        + ["token_type", "expires_in", "scope", "tokenizer", "keyboard", "author", "key", "session", "pin", "code", "nonce",
+           "pincode", "pinCode", "assertion", "max_tokens", "usage"]
         .map { NameCase(name: $0, place: .document, secret: false) }
 
     @Test("names that hold secrets are redacted, in any spelling", arguments: secretNames)

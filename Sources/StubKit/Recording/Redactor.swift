@@ -22,15 +22,16 @@ public struct Redactor: Sendable {
     public static let defaultNames: Set<String> = [
         "authorization", "proxy_authorization", "cookie", "set_cookie",
         "key", "api_key", "x_api_key", "sig", "signature", "auth", "jwt", "otp", "pin", "pin_code", "pwd",
-        "session", "session_id", "sid", "jsessionid", "phpsessid", "connect_sid",
+        "session", "session_id", "x_session", "x_session_id", "sid", "jsessionid", "phpsessid", "connect_sid",
         // One-time codes and proofs of OAuth, OpenID Connect and SAML flows.
-        "auth_code", "mfa_code", "otp_code", "verification_code", "code_verifier", "client_assertion", "saml_response", "saml_request",
+        "auth_code", "mfa_code", "otp_code", "verification_code", "code_verifier", "client_assertion", "assertion",
+        "saml_response", "saml_request", "id_token_hint",
         "csrf", "xsrf", "x_csrf", "x_xsrf",
     ]
     /// Default names that are secrets as headers, query items and form fields (`?key=AIza…`, `sig=…`)
     /// but ordinary data as JSON fields and XML elements (`{"key": "color"}`, S3's `<Key>photos/a.jpg</Key>`,
-    /// a map's `{"pin": {"lat": …}}`).
-    public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp", "pin"]
+    /// a map's `{"pin": {"lat": …}}`, India's postal `{"pincode": "560001"}`).
+    public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp", "pin", "pin_code", "assertion"]
     /// Words that mark a secret when a word of the name ends in one (`access_token`, `accesstoken`), or in
     /// its plural (`credentials`), and no word of ``metadataWords`` follows.
     public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature", "passphrase", "passcode"]
@@ -42,7 +43,19 @@ public struct Redactor: Sendable {
     /// `password_policy`. A secret word elsewhere in the name still counts (`token_type_secret`).
     public static let metadataWords: Set<String> = [
         "type", "types", "kind", "format", "hint", "expires", "expiry", "expiration", "ttl", "lifetime",
-        "length", "count", "policy", "endpoint", "url", "uri", "required", "enabled",
+        "length", "count", "policy", "endpoint", "url", "uri", "required", "enabled", "used", "remaining", "limit", "usage",
+    ]
+    /// Words that, right before `token`/`tokens`, make it a count or a cursor rather than a credential:
+    /// language-model usage (`max_tokens`, `prompt_tokens`) and pagination (`nextPageToken`, `cursor_token`).
+    static let tokenQualifiers: Set<String> = [
+        "max", "prompt", "completion", "total", "input", "output", "cached", "reasoning",
+        "page", "cursor", "continuation", "sync",
+    ]
+    /// Words that, right before a last word `key`, make the name hold a key (`X-Auth-Key`,
+    /// `Ocp-Apim-Subscription-Key`, `X-Master-Key`), where `Idempotency-Key` or `Sec-WebSocket-Key` hold none.
+    static let keyQualifiers: Set<String> = [
+        "auth", "access", "master", "subscription", "functions", "encryption", "signing", "license",
+        "app", "application", "client", "consumer", "shared", "service", "account", "admin", "developer",
     ]
 
     private let names: Set<String>
@@ -84,6 +97,9 @@ public struct Redactor: Sendable {
     /// (`xapikey`, `accesstoken`) is found; it must end where a word ends, so `tokenizer` is no `token`.
     /// A secret word glued to one of ``compoundTails`` counts too (`secretkey`, `tokenid`).
     private func holdsSecretWord(_ words: [String]) -> Bool {
+        if words.count >= 2, ["key", "keys"].contains(words[words.count - 1]), Self.keyQualifiers.contains(words[words.count - 2]) {
+            return true
+        }
         var joined = ""
         for (index, word) in words.enumerated() {
             joined += word
@@ -92,6 +108,7 @@ public struct Redactor: Sendable {
                     || Self.compoundTails.contains { joined.hasSuffix(fragment + $0) }
             }
             guard endsInFragment else { continue }
+            if ["token", "tokens"].contains(word), index > 0, Self.tokenQualifiers.contains(words[index - 1]) { continue }
             if index + 1 == words.count || !Self.metadataWords.contains(words[index + 1]) { return true }
         }
         return false
