@@ -50,13 +50,6 @@ public struct BundleImporter: Sendable {
         return (batches, errors)
     }
 
-    /// Files a folder walk found: a batch per file in a format stubkit imports, the files in none, and
-    /// an error per file that cannot be read.
-    package func readWalked(_ files: [URL]) -> (batches: [ImportBatch], skipped: [URL], errors: [ImportError]) {
-        var budget = InflateBudget()
-        return read(files, walked: true, budget: &budget)
-    }
-
     private func read(_ files: [URL], walked: Bool, budget: inout InflateBudget) -> (batches: [ImportBatch], skipped: [URL], errors: [ImportError]) {
         var batches: [ImportBatch] = [], skipped: [URL] = [], errors: [ImportError] = []
         for file in files {

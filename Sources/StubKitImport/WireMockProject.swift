@@ -19,9 +19,9 @@ package struct WireMockProject: Sendable {
     package var suites: [Suite]
     /// `mappings` folders that hold no file to import, relative to the project folder: no bundle for them.
     package var emptyMappings: [String]
-    /// The files a folder walk reads that lie in no suite's `mappings` (HAR files, cassettes, `.tail`
-    /// files, files of a `mappings` folder that holds no WireMock mapping), in path order. Those in a
-    /// format stubkit imports go into one more bundle, ``otherName``, so none is left out.
+    /// The files a folder walk reads that lie in no suite's `mappings`, in path order: the whole project
+    /// tree (charts, contracts, sources) besides the HAR files, cassettes and `.tail` files among them.
+    /// ``readOtherFiles(with:)`` picks those that go into one more bundle, ``otherName``.
     package var otherFiles: [URL]
     /// The bundle for ``otherFiles``: the project folder's name, numbered when a suite has it.
     package var otherName: String
@@ -78,6 +78,49 @@ package struct WireMockProject: Sendable {
             Suite(name: name, mappings: suite.mappings, files: suite.mappings.deletingLastPathComponent().appendingPathComponent("__files"),
                   relativePath: (suite.path + ["mappings"]).joined(separator: "/"))
         }, emptyMappings: empty, otherFiles: others, otherName: names[names.count - 1])
+    }
+
+    /// What ``otherFiles`` give: the batches for the ``otherName`` bundle, each with at least one entry;
+    /// the files skipped, with the reason; the files in no format stubkit imports; and errors that stop
+    /// the import.
+    package struct OtherFiles: Sendable {
+        package var batches: [ImportBatch] = []
+        package var skipped: [(path: String, reason: String)] = []
+        package var unknown: [String] = []
+        package var errors: [ImportError] = []
+    }
+
+    /// Reads ``otherFiles``. A `.har` file is there to be imported, so it is read as any input is (an
+    /// unreadable one stops the import). Any other file of the project tree (a chart's YAML, a Pact
+    /// contract, a config JSON) is imported only when it reads as a stub input with something in it;
+    /// otherwise it is skipped with the reason and does not block the suites.
+    package func readOtherFiles(with importer: BundleImporter) -> OtherFiles {
+        var result = OtherFiles(), budget = BundleImporter.InflateBudget()
+        for file in otherFiles {
+            let path = relativePath(of: file)
+            do throws(ImportError) {
+                guard let batch = try importer.read(file, walked: true, budget: &budget) else {
+                    result.unknown.append(path)
+                    continue
+                }
+                if batch.entries.isEmpty {
+                    let why = batch.notes.first.map { ": \($0.message)" } ?? ""
+                    result.skipped.append((path, "read as format \(batch.format) but holds nothing to import\(why)"))
+                } else {
+                    result.batches.append(batch)
+                }
+            } catch {
+                if file.pathExtension.lowercased() == "har" {
+                    result.errors.append(error)
+                } else {
+                    // One line: a parser's message goes on to quote the source and point at it.
+                    let message = error.message.prefix { $0 != "\n" }
+                    let location = error.location.map { message.contains($0) ? "" : "\($0): " } ?? ""
+                    result.skipped.append((path, "not read as a stub input: \(location)\(message)"))
+                }
+            }
+        }
+        return result
     }
 
     /// Whether a file is a WireMock mapping (or a file of them), judged by its content.

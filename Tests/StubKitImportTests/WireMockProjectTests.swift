@@ -52,7 +52,9 @@ struct WireMockProjectTests {
             #expect(run.stdout.contains("src/test/resources/\(mappings)/mappings → \(out.path)/\(bundle)\n"), "\(run.stdout)")
         }
         #expect(run.stdout.contains("src/test/resources/empty/mappings holds no mapping; no bundle"), "\(run.stdout)")
-        for stale in ["build", "target", "node_modules", ".git", "stale", "/dep"] { #expect(!run.stdout.contains(stale), "\(stale) was read: \(run.stdout)") }
+        for stale in ["build/", "target", "node_modules", ".git", "stale", "/dep"] { #expect(!run.stdout.contains(stale), "\(stale) was read: \(run.stdout)") }
+        // The project's files in no import format are named, not imported, and do not change the exit status.
+        #expect(run.stdout.contains("  skipped 2 file(s) in no format stubkit imports: build.gradle, src/main/java/App.java\n"), "\(run.stdout)")
         #expect(loadedRules(out.appendingPathComponent("orders")).count == 2)
         try Replay.check([
             ExpectedExchange(source: "pay", method: "GET", url: "https://payments.test/pay", status: 200, responseBody: Data(#"{"paid":true}"#.utf8)),
@@ -134,6 +136,41 @@ struct WireMockProjectTests {
         #expect(template.status == 2)
         #expect(template.stderr.contains("--template 'x' names one bundle, but \(input.path) holds 1 WireMock mappings folder(s) (wiremock/mappings) and other files (har/a.har)"), "\(template.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("t").path))
+    }
+
+    /// A project with one suite and `file` holding `text` elsewhere in its tree, imported into `out`.
+    static func importProject(with file: String, _ text: String, in folder: TemporaryFolder) throws -> (run: ChildProcess.Output, out: URL) {
+        _ = try folder.file("proj/src/test/resources/payments/mappings/pay.json", data: Data(Self.mapping("/pay", bodyFile: "pay.json").utf8))
+        _ = try folder.file("proj/src/test/resources/payments/__files/pay.json", data: Data(#"{"paid":true}"#.utf8))
+        _ = try folder.file("proj/\(file)", data: Data(text.utf8))
+        let out = folder.url.appendingPathComponent("out")
+        return (try ChildProcess.run("stubkit", arguments: ["import", folder.url.appendingPathComponent("proj").path, "--to", out.path]), out)
+    }
+
+    @Test("a project file that is no stub input (invalid YAML of a chart, a Pact contract) is named as skipped; the suites import, exit 0", arguments: [
+        ("charts/templates/bad.yaml", "key: [unclosed\n"),
+        ("src/test/resources/pacts/app-api.json",
+         #"{"consumer": {"name": "app"}, "provider": {"name": "api"}, "interactions": [{"description": "a payment", "request": {"method": "GET", "path": "/pay"}, "response": {"status": 200, "body": {"paid": true}}}], "metadata": {"pactSpecification": {"version": "2.0.0"}}}"#),
+    ])
+    func unrelatedProjectFile(file: String, text: String) throws {
+        let folder = try TemporaryFolder()
+        let (run, out) = try Self.importProject(with: file, text, in: folder)
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["payments"], "no bundle for the other files: \(run.stdout)")
+        #expect(run.stdout.contains("  skipped \(file): "), "\(run.stdout)")
+        #expect(!run.stdout.contains("other files ("), "\(run.stdout)")
+        try Replay.check([
+            ExpectedExchange(source: "pay", method: "GET", url: "https://payments.test/pay", status: 200, responseBody: Data(#"{"paid":true}"#.utf8)),
+        ], bundle: out.appendingPathComponent("payments"))
+    }
+
+    @Test("a broken .har file beside the suites is an input meant for import: named as unreadable, nothing written")
+    func brokenHARBesideMappings() throws {
+        let folder = try TemporaryFolder()
+        let (run, out) = try Self.importProject(with: "captures/a.har", #"{"log": {"entries": [}"#, in: folder)
+        #expect(run.status == 2, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stderr.contains("captures/a.har"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
     @Test("a folder named mappings that holds no WireMock mapping does not make a project: the folder imports as one bundle")

@@ -4,9 +4,9 @@ import StubKitImport
 
 extension Import {
     /// One bundle per `mappings` folder of a WireMock project, in `--to`, and one more for the project's
-    /// other files in a format stubkit imports (a HAR beside the suites), so no importable file is left
-    /// out. Everything is read, and every destination checked, before anything is written: unreadable
-    /// input or a refused folder writes nothing.
+    /// other files that read as stub inputs (a HAR beside the suites), so no importable file is left
+    /// out; the rest of the project tree is named as skipped. Everything is read, and every destination
+    /// checked, before anything is written: unreadable input or a refused folder writes nothing.
     func importProject(_ project: WireMockProject, with importer: BundleImporter) throws {
         var reads: [(suite: WireMockProject.Suite, batches: [ImportBatch])] = [], errors: [ImportError] = []
         for suite in project.suites {
@@ -14,7 +14,7 @@ extension Import {
             reads.append((suite, read.batches))
             errors += read.errors
         }
-        let others = importer.readWalked(project.otherFiles)
+        let others = project.readOtherFiles(with: importer)
         errors += others.errors
         let otherFiles = others.batches.map { project.relativePath(of: URL(fileURLWithPath: $0.file)) }
         if let template, project.suites.count + (otherFiles.isEmpty ? 0 : 1) > 1 {
@@ -43,6 +43,8 @@ extension Import {
         let rest = otherFiles.isEmpty ? "" : ", and \(otherFiles.count) other file(s) to import into one more bundle"
         print("\(project.root.path): \(project.suites.count) WireMock mappings folder(s), one bundle each\(rest)")
         for empty in project.emptyMappings { print("  \(empty) holds no mapping; no bundle") }
+        for skipped in others.skipped { print("  skipped \(skipped.path): \(skipped.reason)") }
+        if !others.unknown.isEmpty { print("  skipped \(others.unknown.count) file(s) in no format stubkit imports: \(Self.listed(others.unknown))") }
         var exitCode: Int32 = 0
         for job in jobs {
             print("  \(job.label) → \(job.bundle.path)")
