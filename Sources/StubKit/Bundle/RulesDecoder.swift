@@ -602,10 +602,7 @@ struct RulesDecoder {
                 let conditionPath = "\(path).\(condition.key)"
                 switch condition.key {
                 case "equals":
-                    if let text = scalarText(condition.value, keyPath: conditionPath) {
-                        result[entry.key] = .equals(text)
-                        if areQuery { notePlus(text, at: condition.value.position, keyPath: conditionPath) }
-                    }
+                    if let text = scalarText(condition.value, keyPath: conditionPath) { result[entry.key] = .equals(text) }
                 case "matches":
                     if let regex = regex(condition.value, keyPath: conditionPath) { result[entry.key] = .matches(regex) }
                 case "present", "absent":
@@ -625,14 +622,15 @@ struct RulesDecoder {
         return result
     }
 
-    /// A hand-written query value with `+` answers `?q=a+b` only: clients that escape the plus
-    /// (Alamofire does) send `a%2Bb`, which compares differently. Recorded bundles hold what was sent.
+    /// A query value with `+` in the short form answers `?q=a+b` only: clients that escape the plus
+    /// (Alamofire does) send `a%2Bb`, which compares differently. The explicit `{"equals": …}` form, which
+    /// recordings and importers write, says the `+` is meant; recorded bundles hold what was sent.
     private mutating func notePlus(_ text: String, at position: SourcePosition?, keyPath: String) {
         guard !isRecorded, text.utf8.contains(UInt8(ascii: "+")) else { return }
         let escaped = text.replacingOccurrences(of: "+", with: "%2B")
         report(.plusInQueryValue, at: position, keyPath: keyPath,
                "query value '\(text)' matches only a '+' sent as it is; a client that escapes it (Alamofire does) sends '%2B', which does not match",
-               fix: "write '\(escaped)' for the escaped form, or use {\"matches\": …} (a regular expression sees '+' either way)")
+               fix: "write '\(escaped)' for the escaped form, {\"equals\": \"\(text)\"} to mean '+' as sent (and quiet this note), or {\"matches\": …} for both (a regular expression sees '+' either way)")
     }
 
     private mutating func bodyMatchers(_ value: SourceValue, keyPath: @autoclosure () -> String) -> [BodyMatcher] {

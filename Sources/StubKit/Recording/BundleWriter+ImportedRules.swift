@@ -35,8 +35,14 @@ extension BundleWriter {
         /// `query`, `requestHeaders` and `requestBody`, when set.
         var conditionKeys: [(String, JSONText)] {
             var pairs: [(String, JSONText)] = []
-            for (key, conditions) in [("query", query), ("requestHeaders", headers)] where !conditions.isEmpty {
-                pairs.append((key, .object(conditions.keys.sorted().map { ($0, conditions[$0]!.json) })))
+            if !query.isEmpty {
+                pairs.append(("query", .object(query.keys.sorted().map { name in
+                    if case .equals(let value) = query[name]! { return (name, BundleWriter.queryEquals(value)) }
+                    return (name, query[name]!.json)
+                })))
+            }
+            if !headers.isEmpty {
+                pairs.append(("requestHeaders", .object(headers.keys.sorted().map { ($0, headers[$0]!.json) })))
             }
             if !body.isEmpty { pairs.append(("requestBody", .object(body.map(\.json)))) }
             return pairs
@@ -57,6 +63,12 @@ extension BundleWriter {
             if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
             return String(value)
         }
+    }
+
+    /// A query value to equal, as written: a value with `+` in the explicit `{"equals": …}` form, which
+    /// says the `+` is meant as sent (and keeps the loader's SK024 note, for hand-written values, quiet).
+    static func queryEquals(_ value: String) -> JSONText {
+        value.utf8.contains(UInt8(ascii: "+")) ? .object([("equals", .string(value))]) : .string(value)
     }
 
     /// How a query item or request header must look, as the rules file writes it.

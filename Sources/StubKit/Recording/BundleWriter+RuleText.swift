@@ -17,7 +17,7 @@ extension BundleWriter {
         if !request.query.isEmpty {
             pairs.append(("query", .object(request.query.keys.sorted().map { name in
                 switch request.query[name]! {
-                case .equals(let value): return (name, .string(value))
+                case .equals(let value): return (name, Self.queryEquals(value))
                 case .present: return (name, .object([("present", .bool(true))]))
                 }
             })))
