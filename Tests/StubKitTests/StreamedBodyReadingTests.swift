@@ -110,6 +110,85 @@ struct StreamedBodyReadingTests {
         #expect(await post("/echo", stream: echo).text == "Ada")
     }
 
+    /// Rules for a redirected upload: `/upload-<status>` answers `<status>` to `/stored`, where a POST
+    /// is told apart by the end of its body and a GET answers on its own.
+    func redirectEngine() throws -> StubEngine {
+        let bundle = try folder.bundle("redirects", ["stubsRules.json": """
+        { "host": "upload.test", "rules": [
+          { "method": "POST", "path": "/upload-307", "status": 307, "headers": { "Location": "/stored" } },
+          { "method": "POST", "path": "/upload-308", "status": 308, "headers": { "Location": "/stored" } },
+          { "method": "POST", "path": "/upload-302", "status": 302, "headers": { "Location": "/stored" } },
+          { "method": "POST", "path": "/stored", "requestBody": { "contains": "END-OF-UPLOAD" }, "status": 201, "body": "stored whole" },
+          { "method": "POST", "path": "/stored", "status": 400, "body": "body missing" },
+          { "method": "GET", "path": "/stored", "status": 200, "body": "fetched" }
+        ] }
+        """])
+        // A journal limit far shorter than the body: the first hop reads only the journal's share.
+        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 16))
+        try engine.activate(folder: bundle)
+        return engine
+    }
+
+    @Test("a 307 or 308 to a rule that ignores the body hands the next hop the whole streamed body", arguments: [307, 308])
+    func keepingRedirectCarriesTheWholeStreamedBody(status: Int) async throws {
+        let engine = try redirectEngine()
+        let body = Data(String(repeating: "x", count: 100_000).utf8) + Data("END-OF-UPLOAD".utf8)
+        let stream = CountingInputStream(content: body)
+        let result = await post("/upload-\(status)", stream: stream, to: engine)
+        #expect(result.status == 201, "\(result.text ?? "") \(result.error?.localizedDescription ?? "")")
+        #expect(result.text == "stored whole")
+        #expect(stream.bytesRead == body.count)
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.request.url.path == "/stored")
+        #expect(entry.request.method == "POST")
+        #expect(entry.requestBodySize == body.count)
+    }
+
+    @Test("a 307 after a streamed body over the cap fails with the clear error rather than losing the body")
+    func keepingRedirectWithBodyOverTheCapFails() async throws {
+        let engine = try redirectEngine()
+        let stream = CountingInputStream(length: StubURLProtocol.maximumStreamedBodySize + 100_000)
+        let result = await post("/upload-307", stream: stream, to: engine)
+        #expect(result.error?.code == .dataLengthExceedsMaximum, "\(result.status.map(String.init) ?? "") \(result.text ?? "")")
+        #expect(result.error?.localizedDescription.contains("longer than \(StubURLProtocol.maximumStreamedBodySize) bytes") == true,
+                "\(result.error?.localizedDescription ?? "")")
+        #expect(stream.bytesRead == StubURLProtocol.maximumStreamedBodySize + 1)
+    }
+
+    @Test("a 307 to a URL no rule answers forwards the whole streamed body to the network")
+    func keepingRedirectForwardsTheWholeStreamedBody() async throws {
+        let server = try LoopbackServer(responseBody: "the network")
+        defer { server.stop() }
+        let bundle = try folder.bundle("forward", ["stubsRules.json": """
+        { "host": "upload.test", "rules": [
+          { "method": "POST", "path": "/upload", "status": 307, "headers": { "Location": "\(server.baseURL.absoluteString)/landing" } }
+        ] }
+        """])
+        let engine = StubEngine(killSwitch: false, journalLimits: StubJournal.Limits(maximumBodySize: 16))
+        try engine.activate(folder: bundle)
+        let body = Data(String(repeating: "y", count: 50_000).utf8) + Data("END-OF-UPLOAD".utf8)
+        let result = await post("/upload", stream: CountingInputStream(content: body), to: engine)
+        #expect(result.text == "the network", "\(result.error?.localizedDescription ?? "")")
+        let received = try #require(server.requests.first)
+        #expect(received.line.hasPrefix("POST /landing "))
+        #expect(received.body == body, "\(received.body.count) of \(body.count) bytes arrived")
+    }
+
+    @Test("a 302 after a streamed upload turns into a GET without a body, and reads no more of the stream")
+    func seeOtherRedirectDropsTheStreamedBody() async throws {
+        let engine = try redirectEngine()
+        let stream = CountingInputStream(length: 100_000)
+        let result = await post("/upload-302", stream: stream, to: engine)
+        #expect(result.status == 200)
+        #expect(result.text == "fetched")
+        #expect(stream.bytesRead == 17, "\(stream.bytesRead) bytes of the body were read")
+        let entry = try #require(engine.journal.entries.last)
+        #expect(entry.request.method == "GET")
+        #expect(entry.request.body?.isEmpty ?? true)
+        #expect(entry.requestBodySize == 0)
+        #expect(entry.request.headers["content-length"] == nil)
+    }
+
     @Test("a streamed body over the cap fails the request with a clear error, after reading just past the cap")
     func bodyOverTheCapFails() async throws {
         let size = StubURLProtocol.maximumStreamedBodySize + 100_000

@@ -49,8 +49,9 @@ enum RedirectFollower {
         if !isSameOrigin(current, target) {
             for name in (request.allHTTPHeaderFields ?? [:]).keys where isCredential(name) { next.setValue(nil, forHTTPHeaderField: name) }
         }
-        if status == 307 || status == 308 {
-            // 307 and 308 keep the method and the body.
+        if keepsBody(status: status) {
+            // 307 and 308 keep the method and the body. Only `httpBody` is copied: a body still in its
+            // stream is the load's to read (see StubLoad's `follow`).
             next.httpMethod = request.httpMethod
             next.httpBody = request.httpBody
         } else {
@@ -59,6 +60,11 @@ enum RedirectFollower {
             for name in ["Content-Type", "Content-Length"] { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return next
+    }
+
+    /// Whether a redirect of this status keeps the method and the body (307, 308).
+    static func keepsBody(status: Int) -> Bool {
+        status == 307 || status == 308
     }
 
     /// Whether two URLs share scheme, host and port (a missing port is the scheme's default).

@@ -23,6 +23,8 @@ final class StubLoad: @unchecked Sendable {
     private let progress = Locked(Progress())
     /// Touched only on the executor's context.
     private var streamer: BodyStreamer?
+    /// The body of the request being decided still partly in its stream, as `handle` got it.
+    private var unreadBody: RequestBodyStream?
     private var relay = Relay()
 
     private struct Progress {
@@ -138,6 +140,7 @@ final class StubLoad: @unchecked Sendable {
     /// body read whole and the request decided again when the answer depends on it.
     private func handle(_ request: URLRequest, redirects: Int, found: LookupMemo.Found? = nil, unread: RequestBodyStream? = nil) {
         let stubRequest = found?.request ?? StubRequest(request, bodyPending: unread != nil)
+        unreadBody = unread
         progress.withLock {
             $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:]
             $0.unreadBodyStart = unread?.data
@@ -201,10 +204,12 @@ final class StubLoad: @unchecked Sendable {
            let next = RedirectFollower.nextRequest(after: request, status: response.status, location: location) {
             switch redirectMode {
             case .followHere:
-                follow(next, response: httpResponse, match: match, stubRequest: stubRequest, headers: headers, redirects: redirects)
+                follow(next, from: request, response: httpResponse, match: match, stubRequest: stubRequest, headers: headers, redirects: redirects)
                 return
             case .tellLoadingSystem:
-                // Then the 3xx goes on as any response (see RedirectFollower.Mode).
+                // Then the 3xx goes on as any response (see RedirectFollower.Mode). The loading system
+                // builds the next request itself from the original, stream included: `next` carries
+                // no body here, and none is read for it.
                 executor.withClient { client, instance in client.urlProtocol(instance, wasRedirectedTo: next, redirectResponse: httpResponse) }
             }
         }
@@ -276,12 +281,19 @@ final class StubLoad: @unchecked Sendable {
 
     /// Follows a stubbed redirect inside this load (FoundationNetworking traps on `wasRedirectedTo`
     /// from a custom protocol): the next request is matched against the stubs, or passed through.
-    private func follow(_ next: URLRequest, response: HTTPURLResponse, match: StubMatch, stubRequest: StubRequest,
+    /// A 307 or 308 keeps the body: one still partly in its stream (the rule did not look at it) is read
+    /// whole now, up to the cap, so that the next hop is matched on it or forwarded with it.
+    private func follow(_ next: URLRequest, from request: URLRequest, response: HTTPURLResponse, match: StubMatch, stubRequest: StubRequest,
                         headers: [String: String], redirects: Int) {
         record(stubRequest, match: match, status: response.statusCode, headers: headers, body: Data(), final: false)
         guard redirects < RedirectFollower.maximumRedirects else {
             fail(RedirectFollower.tooMany(last: next.url), request: stubRequest)
             return
+        }
+        var next = next
+        if RedirectFollower.keepsBody(status: response.statusCode), let unread = unreadBody {
+            guard let body = readStreamedBody(unread, of: request, whole: true) else { return }
+            next.httpBody = body
         }
         handle(next, redirects: redirects + 1)
     }
@@ -289,8 +301,8 @@ final class StubLoad: @unchecked Sendable {
     // MARK: Passing through
 
     private func forward(_ original: URLRequest, stubRequest: StubRequest) {
-        // The network gets the body bytes: a stream left unread for the rules is read now (a redirect
-        // hop's request carries none; the first request's stream is read whole before it gets here).
+        // The network gets the body bytes: a stream left unread for the rules is read now. Only the
+        // first request carries a stream; a 307/308 hop gets the body as `httpBody` (see `follow`).
         var request = original
         if request.httpBody == nil, let stream = request.httpBodyStream {
             guard let body = readStreamedBody(RequestBodyStream(stream), of: original, whole: true) else { return }
