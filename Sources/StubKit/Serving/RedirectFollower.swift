@@ -36,9 +36,12 @@ enum RedirectFollower {
     /// origin is never handed to another.
     static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
+    /// The recorder's default judgement of header names, built once rather than per header.
+    private static let secretNames = Redactor()
+
     /// Whether a header of this name stays behind on a cross-origin redirect.
     static func isCredential(_ name: String) -> Bool {
-        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame } || Redactor().isSecret(name, in: .parameter)
+        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame } || secretNames.isSecret(name, in: .parameter)
     }
 
     /// The next request, or `nil` when the response is not a redirect the stubs can follow.
