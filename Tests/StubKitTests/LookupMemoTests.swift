@@ -138,7 +138,7 @@ extension URLProtocolSuites {
             var streamed = whole
             streamed.httpBody = nil
             streamed.httpBodyStream = InputStream(data: Data("b".utf8))
-            let client = ServingLifecycleTests.CountingClient()
+            let client = RecordingProtocolClient()
             let instance = StubURLProtocol(request: streamed, cachedResponse: nil, client: client)
             instance.startLoading()
             #expect(await Eventually.becomesTrue(within: 10) { client.calls.withLock { $0.contains("finish") } })

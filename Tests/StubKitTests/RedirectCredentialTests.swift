@@ -66,31 +66,6 @@ struct RedirectCredentialTests {
         #expect(server.connectionCount == 0)
     }
 
-    /// A client that keeps every call (and the request of a redirect), as the loading system would get them.
-    final class RecordingClient: NSObject, URLProtocolClient, @unchecked Sendable {
-        let calls = Locked([String]())
-        let redirectedTo = Locked<URLRequest?>(nil)
-        let status = Locked<Int?>(nil)
-        let body = Locked(Data())
-        func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
-            redirectedTo.withLock { $0 = request }
-            calls.withLock { $0.append("redirect") }
-        }
-        func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) { calls.withLock { $0.append("cached") } }
-        func urlProtocol(_ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy) {
-            status.withLock { $0 = (response as? HTTPURLResponse)?.statusCode }
-            calls.withLock { $0.append("response") }
-        }
-        func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) {
-            body.withLock { $0.append(data) }
-            calls.withLock { $0.append("data") }
-        }
-        func urlProtocolDidFinishLoading(_ protocol: URLProtocol) { calls.withLock { $0.append("finish") } }
-        func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) { calls.withLock { $0.append("fail") } }
-        func urlProtocol(_ protocol: URLProtocol, didReceive challenge: URLAuthenticationChallenge) { calls.withLock { $0.append("challenge") } }
-        func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) { calls.withLock { $0.append("cancel") } }
-    }
-
     // Apple's loading system asks the delegate after `wasRedirectedTo`; one that declines must get the
     // 3xx as the answer, so the load sends it whole after the callback (the Apple path, run here with a
     // client standing in for the loading system).
@@ -98,7 +73,7 @@ struct RedirectCredentialTests {
     func toldRedirectSendsTheRedirectResponse() throws {
         let folder = try TemporaryFolder()
         let engine = try Self.engine(host: "creds.test", location: "https://elsewhere.test/landing", killSwitch: true, folder: folder)
-        let client = RecordingClient()
+        let client = RecordingProtocolClient()
         var request = URLRequest(url: URL(string: "https://creds.test/away")!)
         for (name, value) in Self.credentials { request.setValue(value, forHTTPHeaderField: name) }
         let instance = StubURLProtocol(request: request, cachedResponse: nil, client: client)

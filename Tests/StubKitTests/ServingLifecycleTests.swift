@@ -109,19 +109,6 @@ struct ServingLifecycleTests {
         #expect(released, "the engine is still alive after the cancelled delayed request")
     }
 
-    /// A client that counts every call made to it.
-    final class CountingClient: NSObject, URLProtocolClient, @unchecked Sendable {
-        let calls = Locked([String]())
-        func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) { calls.withLock { $0.append("redirect") } }
-        func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) { calls.withLock { $0.append("cached") } }
-        func urlProtocol(_ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy) { calls.withLock { $0.append("response") } }
-        func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) { calls.withLock { $0.append("data") } }
-        func urlProtocolDidFinishLoading(_ protocol: URLProtocol) { calls.withLock { $0.append("finish") } }
-        func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) { calls.withLock { $0.append("fail") } }
-        func urlProtocol(_ protocol: URLProtocol, didReceive challenge: URLAuthenticationChallenge) { calls.withLock { $0.append("challenge") } }
-        func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) { calls.withLock { $0.append("cancel") } }
-    }
-
     // FoundationNetworking can queue a cancelled task's stopLoading ahead of its startLoading (while the
     // protocol waits for the URL cache); the stress test caught it as a request journalled too late.
     @Test("stopLoading before startLoading: the load never calls the client and is journalled as cancelled at once")
@@ -131,7 +118,7 @@ struct ServingLifecycleTests {
         try engine.activate(folder: Self.makeBundle(folder))
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
         defer { session.finishTasksAndInvalidate() }
-        let client = CountingClient()
+        let client = RecordingProtocolClient()
         for path in ["/quick-delay", "/drip", "/big"] {
             let instance = StubURLProtocol(request: URLRequest(url: URL(string: "https://life.test\(path)")!), cachedResponse: nil, client: client)
             instance.stopLoading()
@@ -153,7 +140,7 @@ struct ServingLifecycleTests {
         try engine.activate(folder: Self.makeBundle(folder))
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
         defer { session.finishTasksAndInvalidate() }
-        let client = CountingClient()
+        let client = RecordingProtocolClient()
         let instance = StubURLProtocol(request: URLRequest(url: URL(string: "https://life.test/big")!), cachedResponse: nil, client: client)
         instance.stopLoading()
         instance.startLoading()
