@@ -16,6 +16,16 @@ let package = Package(
         // The local server benchmark's floor (Tools/scripts/bench-server); apps never link it.
         .executable(name: "stubkit-nio-hello", targets: ["nio-hello"]),
     ],
+    // Apps leave `Tools` off (the default), so an app's package graph holds StubKit alone: SwiftPM does not
+    // resolve a dependency that only a disabled trait uses. This repository's own commands turn it on
+    // (`swift build --traits Tools`, `swift test --traits Tools`); so does a package that wants the CLIs or plugins.
+    traits: [
+        .trait(
+            name: "Tools",
+            description: "The command-line tools (stubkit, stublint), the local server, the importers and the OpenAPI checks, with their dependencies (SwiftNIO, Yams, OpenAPIKit, ArgumentParser). Apps and UI-test targets leave it off."
+        ),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         // Tools only: the library that apps link depends on Foundation alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,7 +53,7 @@ let package = Package(
         // The bundle linter and request explainer used in CI and editors.
         .executableTarget(
             name: "stublint",
-            dependencies: ["StubKit", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StubKit", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Tools/stublint"
         ),
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
@@ -53,16 +63,16 @@ let package = Package(
         // zlib, for gzip-declared bodies in HAR files and cassettes.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Readers of HAR, WireMock, Mocktail and cassettes that write bundles through the bundle writer; the HAR exporter.
-        .target(name: "StubKitImport", dependencies: ["StubKit", "CZlib", .product(name: "Yams", package: "Yams")]),
+        .target(name: "StubKitImport", dependencies: ["StubKit", .target(name: "CZlib", condition: .when(traits: ["Tools"])), .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]),
         // MARK: Checking against an OpenAPI document (tools only; apps never link it)
         // Spec loading, operation matching, body validation against schemas, and the scaffold writer.
         .target(
             name: "StubKitOpenAPI",
             dependencies: [
                 "StubKit",
-                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
-                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit", condition: .when(traits: ["Tools"])),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit", condition: .when(traits: ["Tools"])),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"])),
             ]
         ),
         // MARK: Local stub server (tools and test runners only; apps never link it)
@@ -71,17 +81,17 @@ let package = Package(
             name: "StubKitServer",
             dependencies: [
                 "StubKit",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOExtras", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
             ]
         ),
         // `stubkit import|export|migrate|serve|scaffold`: the command line over StubKitImport, StubKitServer and StubKitOpenAPI.
         .executableTarget(
             name: "stubkit",
-            dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Tools/stubkit"
         ),
         // A hello-world on the server's engine (SwiftNIO, same pipeline): the floor the local server's
@@ -89,9 +99,9 @@ let package = Package(
         .executableTarget(
             name: "nio-hello",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ],
             path: "Tools/nio-hello"
         ),
@@ -102,7 +112,7 @@ let package = Package(
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTesting", "StubKitTestSupport"]),
         .testTarget(
             name: "StubKitImportTests",
-            dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams")]
+            dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]
         ),
         .testTarget(name: "StubKitOpenAPITests", dependencies: ["StubKit", "StubKitOpenAPI", "StubKitTestSupport"]),
         .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),

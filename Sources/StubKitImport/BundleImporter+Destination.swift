@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -35,3 +36,4 @@ extension BundleImporter {
         return inner.path == outer.path || inner.path.hasPrefix(a)
     }
 }
+#endif

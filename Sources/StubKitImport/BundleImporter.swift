@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -240,3 +241,4 @@ public struct BundleImporter: Sendable {
         return report
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// The formats `stubkit import` reads.
@@ -79,3 +80,4 @@ public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertibl
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// WireMock stubs as a project keeps them: a `mappings` folder, with its bodies in `__files` beside it,
@@ -163,3 +164,4 @@ package struct WireMockProject: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Dispatch
 import Foundation
 
@@ -47,3 +48,4 @@ public final class ShutdownSignals: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -222,3 +223,4 @@ final class OpenConnections: Sendable {
         for channel in channels.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }
+#endif

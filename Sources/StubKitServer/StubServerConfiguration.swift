@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// How a ``StubServer`` listens and what it does with requests no rule answers.
@@ -40,3 +41,4 @@ public struct StubServerConfiguration: Sendable {
 
     public init() {}
 }
+#endif

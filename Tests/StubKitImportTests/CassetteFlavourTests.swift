@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -78,3 +79,4 @@ struct CassetteFlavourTests {
                                            responseBody: Data(#"{"id":1,"name":"Ann"}"#.utf8), contentType: "application/json")], bundle: bundle)
     }
 }
+#endif

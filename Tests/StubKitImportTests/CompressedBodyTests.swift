@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -37,3 +38,4 @@ struct CompressedBodyTests {
         #expect(report.rules == 0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -104,3 +105,4 @@ extension EscapedQueryReplayTests {
         #expect(misses.isEmpty, "\(misses.joined(separator: "\n"))")
     }
 }
+#endif

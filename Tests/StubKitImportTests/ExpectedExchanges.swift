@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitImport
 import Yams
@@ -189,3 +190,4 @@ enum ExpectedExchanges {
         }
     }
 }
+#endif

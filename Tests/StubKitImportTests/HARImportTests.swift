@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -126,3 +127,4 @@ struct HARImportTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -65,3 +66,4 @@ struct ImportDestinationTests {
         #expect(FileManager.default.contents(atPath: input.path) == har)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -54,3 +55,4 @@ func bodyData(of response: StubResponse) -> Data {
     case .file(let url): return (try? Data(contentsOf: url)) ?? Data()
     }
 }
+#endif

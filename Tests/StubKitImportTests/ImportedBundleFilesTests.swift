@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -58,3 +59,4 @@ struct ImportedBundleFilesTests {
         #expect(rules.contains(#""recordedAt": "2024-05-01T10:00:00Z""#), "\(rules)")
     }
 }
+#endif

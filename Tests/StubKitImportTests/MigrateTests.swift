@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -82,3 +83,4 @@ struct MigrateTests {
         #expect(again.stderr.contains(".pre-migrate: error: a backup from an earlier migration is in the way"), "\(again.stderr)")
     }
 }
+#endif

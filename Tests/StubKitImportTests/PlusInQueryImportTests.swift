@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -40,3 +41,4 @@ struct PlusInQueryImportTests {
         #expect(lines.last?["status"] == nil, "the escaped plus is another request: \(replay.stdout)")
     }
 }
+#endif

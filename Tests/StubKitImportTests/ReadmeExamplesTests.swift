@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -125,3 +126,4 @@ struct ReadmeExamplesTests {
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue
     }
 }
+#endif

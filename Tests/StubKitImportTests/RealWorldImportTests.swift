@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -134,3 +135,4 @@ enum Replay {
         return served.isEqual(to: ["v": sourceValue]) || served.isEqual(to: ["v": Redactor().json(sourceValue).value])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitImport
 import StubKitTestSupport
@@ -51,3 +52,4 @@ struct UnreadableInputTests {
         #expect(error.description.hasPrefix(file.path + testCase.expected), "\(error.description)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -51,3 +52,4 @@ struct WireMockFidelityTests {
         #expect(report.exitCode == 1)
     }
 }
+#endif

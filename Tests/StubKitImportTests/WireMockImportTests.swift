@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -162,3 +163,4 @@ struct FormatDetectionTests {
         }
     }
 }
+#endif

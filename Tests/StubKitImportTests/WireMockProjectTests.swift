@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 @testable import StubKitImport
 import StubKit
@@ -223,3 +224,4 @@ struct WireMockProjectTests {
         for bundle in ["hello", "random"] { #expect(!loadedRules(out.appendingPathComponent(bundle)).isEmpty) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitImport
@@ -34,3 +35,4 @@ struct WireMockUntrustedTests {
     }
 }
 
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 import StubKitTestSupport
@@ -112,3 +113,4 @@ struct OpenAPILintTests {
         #expect(swagger.stderr.contains("not an OpenAPI 3 document: Swagger 2.0 is not read; convert it to OpenAPI 3 first [SK200]"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 @testable import StubKitOpenAPI
@@ -259,3 +260,4 @@ extension RealWorldShapeTests {
         #expect(found.map(\.code) == [.ruleNotChecked], "\(found)")
     }
 }
+#endif

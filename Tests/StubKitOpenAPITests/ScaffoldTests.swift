@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 import StubKitTestSupport
@@ -106,3 +107,4 @@ struct ScaffoldTests {
         #expect(!FileManager.default.fileExists(atPath: never.path))
     }
 }
+#endif

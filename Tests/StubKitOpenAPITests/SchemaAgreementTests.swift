@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 @testable import StubKitOpenAPI
@@ -83,3 +84,4 @@ struct SchemaAgreementTests {
         #expect(violations.first?.isUncheckedNote == true)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 @testable import StubKitOpenAPI
@@ -31,3 +32,4 @@ struct SpecReadingTests {
         #expect(merged.position == SourcePosition(line: 3, column: 3))
     }
 }
+#endif

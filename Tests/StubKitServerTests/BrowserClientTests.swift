@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -49,3 +50,4 @@ struct BrowserClientTests {
         #expect(result.hasPrefix("failed: TypeError"), "\(result)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -105,3 +106,4 @@ struct CurlClientTests {
         }
     }
 }
+#endif

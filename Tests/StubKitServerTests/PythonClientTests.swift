@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -97,3 +98,4 @@ struct PythonClientTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -74,3 +75,4 @@ struct ServerAdminTests {
         await server.stop()
     }
 }
+#endif

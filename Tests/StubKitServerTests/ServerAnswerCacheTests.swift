@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -83,3 +84,4 @@ struct ServerAnswerCacheTests {
         await server.stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -111,3 +112,4 @@ struct ServerBadInputTests {
         }
     }
 }
+#endif

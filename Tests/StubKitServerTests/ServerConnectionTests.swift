@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import StubKitServer
@@ -98,3 +99,4 @@ extension ServerConnectionTests {
         await server.stop()
     }
 }
+#endif

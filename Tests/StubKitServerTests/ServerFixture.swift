@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -46,3 +47,4 @@ final class ServerFixture: @unchecked Sendable {
         await server.shutdown()
     }
 }
+#endif

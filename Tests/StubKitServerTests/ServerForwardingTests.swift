@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -123,3 +124,4 @@ struct ServerForwardingTests {
         await replay.stop()
     }
 }
+#endif

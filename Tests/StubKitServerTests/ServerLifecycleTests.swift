@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -147,3 +148,4 @@ final class LockedBox<Value>: @unchecked Sendable {
     var value: Value { lock.withLock { stored } }
     func mutate(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -145,3 +146,4 @@ struct ServerServingTests {
         await server.stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 @testable import StubKitServer
@@ -62,3 +63,4 @@ struct URLRewriterTests {
         #expect(Self.rewriter.rewrite(location: "https://api.stubbed.example/cb") == "\(Self.local)/api.stubbed.example/cb")
     }
 }
+#endif

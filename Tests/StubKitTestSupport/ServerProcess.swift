@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -105,3 +106,4 @@ public final class ServerProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
+#endif

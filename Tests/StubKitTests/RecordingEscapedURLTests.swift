@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -71,3 +72,4 @@ struct RecordingEscapedURLTests {
     }
 }
 }
+#endif

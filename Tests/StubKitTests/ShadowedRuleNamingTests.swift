@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 import StubKit
@@ -42,3 +43,4 @@ struct ShadowedRuleNamingTests {
         #expect(warning.related?.message == "rule 'menu' [0] matches first")
     }
 }
+#endif

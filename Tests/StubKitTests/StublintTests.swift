@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 import StubKitTestSupport
@@ -91,3 +92,4 @@ struct StublintTests {
         #expect(answered.stdout.contains("answered by order_flow: place order"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 import StubKit
@@ -20,3 +21,4 @@ struct VersionTests {
         #expect(creator?["version"] as? String == StubKitVersion.current)
     }
 }
+#endif

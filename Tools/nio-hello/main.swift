@@ -6,6 +6,7 @@
 //   stubkit-nio-hello BODY_FILE CONTENT_TYPE    prints "listening on http://127.0.0.1:PORT"
 //
 // Apps never link it; it is a tool for the benchmark only.
+#if Tools
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -74,3 +75,9 @@ let channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
 FileHandle.standardOutput.write(Data("listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8))
 // Runs until killed (the benchmark sends SIGTERM).
 try channel.closeFuture.wait()
+#else
+import Foundation
+
+FileHandle.standardError.write(Data("stubkit-nio-hello was built without the Tools trait; build it with: swift build --traits Tools --product stubkit-nio-hello\n".utf8))
+exit(2)
+#endif

@@ -1,7 +1,7 @@
 """Writes N bundles of 50 rules each (every rule with its own JSON response file) for timing stublint.
 
     python3 Tools/scripts/make_lint_corpus.py /tmp/lint1000 1000
-    swift build -c release --product stublint && time .build/release/stublint lint --quiet /tmp/lint1000
+    swift build --traits Tools -c release --product stublint && time .build/release/stublint lint --quiet /tmp/lint1000
 """
 import json
 import os

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import StubKitImport
@@ -33,3 +34,4 @@ struct Export: ParsableCommand {
         if !result.notes.isEmpty { throw ExitCode.somethingReported }
     }
 }
+#endif

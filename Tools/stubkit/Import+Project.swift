@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import StubKitImport
@@ -66,3 +67,4 @@ extension Import {
         paths.count <= 5 ? paths.joined(separator: ", ") : paths.prefix(5).joined(separator: ", ") + ", and \(paths.count - 5) more"
     }
 }
+#endif

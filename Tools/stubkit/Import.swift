@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import StubKitImport
@@ -62,3 +63,4 @@ struct Import: ParsableCommand {
         if report.exitCode != 0 { throw ExitCode.somethingReported }
     }
 }
+#endif

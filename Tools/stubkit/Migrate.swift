@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import StubKitImport
@@ -27,3 +28,4 @@ struct Migrate: ParsableCommand {
         if !result.notes.isEmpty { throw ExitCode.somethingReported }
     }
 }
+#endif

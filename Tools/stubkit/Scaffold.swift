@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import StubKitImport
@@ -50,3 +51,4 @@ struct Scaffold: ParsableCommand {
         if !report.notes.isEmpty { throw ExitCode.somethingReported }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import StubKit
@@ -193,3 +194,4 @@ struct Serve: AsyncParsableCommand {
         return formatter.date(from: text)
     }
 }
+#endif

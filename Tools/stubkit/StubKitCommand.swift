@@ -1,3 +1,4 @@
+#if Tools
 // stubkit: bring stubs and traffic from other tools into StubKit bundles, bundles out as HAR, serve them over HTTP, and start one from an OpenAPI document.
 // Subcommands are separate types, so `serve`, `scaffold` and `migrate` can join `import` and `export`.
 import ArgumentParser
@@ -40,3 +41,4 @@ func bundleFolder(_ destination: String, template: String?) throws -> URL {
     }
     return bundle
 }
+#endif

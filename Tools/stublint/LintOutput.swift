@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -126,3 +127,4 @@ enum LintOutput {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
+#endif

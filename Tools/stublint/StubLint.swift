@@ -1,3 +1,4 @@
+#if Tools
 // stublint: lint stub bundles like a compiler, and explain which rule answers a request.
 import ArgumentParser
 import Foundation
@@ -155,3 +156,4 @@ struct Explain: ParsableCommand {
         if case .refuse = engine.decision(for: request) { throw ExitCode.diagnosticsFound }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -186,3 +187,4 @@ public struct HARExporter: Sendable {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -139,3 +140,4 @@ public enum RegexSample {
         }
     }
 }
+#endif

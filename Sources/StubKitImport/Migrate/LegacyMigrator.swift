@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -125,3 +126,4 @@ public struct LegacyMigrator: Sendable {
         return rule
     }
 }
+#endif

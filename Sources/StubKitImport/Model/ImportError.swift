@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Input that cannot be read at all: the file, and where possible the line or key, and why.
@@ -19,3 +20,4 @@ public struct ImportError: Error, Sendable, CustomStringConvertible, LocalizedEr
 
     public var errorDescription: String? { description }
 }
+#endif

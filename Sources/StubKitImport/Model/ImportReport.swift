@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// What an import did: per source file, how many entries were carried over, and every note.
@@ -45,3 +46,4 @@ public struct ImportReport: Sendable {
         return text
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -72,3 +73,4 @@ public struct ImportBatch: Sendable {
         notes.append(ImportNote(source: source, message: message))
     }
 }
+#endif

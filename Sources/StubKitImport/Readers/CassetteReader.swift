@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Reads cassettes of the VCR family into exchanges: vcrpy (YAML and JSON, `!!binary` bodies, the
@@ -119,3 +120,4 @@ enum CassetteReader {
         return nil
     }
 }
+#endif

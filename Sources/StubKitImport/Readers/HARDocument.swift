@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// The parts of HAR 1.2 the importer reads, decoded straight from the bytes (no intermediate object
@@ -107,3 +108,4 @@ struct HARDocument: Decodable {
         return text
     }
 }
+#endif

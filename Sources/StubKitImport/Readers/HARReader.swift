@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Reads HAR 1.2 (`log.entries[]`) as written by browsers, proxies and HTTP clients.
@@ -63,3 +64,4 @@ enum HARReader {
         return params.isEmpty ? nil : Data(ExchangeBuilder.formEncoded(params).utf8)
     }
 }
+#endif

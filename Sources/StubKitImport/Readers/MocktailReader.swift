@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -87,3 +88,4 @@ enum MocktailReader {
         return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 }
+#endif

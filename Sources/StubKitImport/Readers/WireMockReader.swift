@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -341,3 +342,4 @@ private struct MappingReader {
         return response
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// WireMock's Handlebars response templates, translated into StubKit's template fields where one
@@ -72,3 +73,4 @@ struct WireMockTemplate {
         return nil
     }
 }
+#endif

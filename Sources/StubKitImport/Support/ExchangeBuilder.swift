@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -121,3 +122,4 @@ enum ExchangeBuilder {
         return pairs.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import CZlib
 import Foundation
 
@@ -58,3 +59,4 @@ enum Gzip {
         return output
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import Yams
@@ -128,3 +129,4 @@ struct Node {
     var bool: Bool? { value as? Bool }
     var keys: [String] { object.map { $0.keys.sorted() } ?? [] }
 }
+#endif

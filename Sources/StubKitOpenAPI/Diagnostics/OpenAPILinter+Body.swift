@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -132,3 +133,4 @@ struct RuleTree {
         return nil
     }
 }
+#endif

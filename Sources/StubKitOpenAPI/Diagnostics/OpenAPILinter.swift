@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -155,3 +156,4 @@ public struct OpenAPILinter: Sendable {
                          related: related(operation, "the documented schema (\(documented.key) \(media.key))", suffix: "\(suffix).content.\(media.key).schema", at: schema.position))
     }
 }
+#endif

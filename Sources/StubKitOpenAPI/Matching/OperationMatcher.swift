@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -116,3 +117,4 @@ struct OperationMatcher: Sendable {
         return SourceValue(.string(text))
     }
 }
+#endif

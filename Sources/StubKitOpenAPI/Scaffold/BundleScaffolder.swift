@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -127,3 +128,4 @@ public struct BundleScaffolder: Sendable {
         }.map(\.element)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -94,3 +95,4 @@ struct ExampleBuilder {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// The `format`s cheap enough to check on every body: `date-time`, `date` and `uuid`. Others are
@@ -64,3 +65,4 @@ enum FormatCheck {
         return value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -46,3 +47,4 @@ struct PlaceholderMarkers: Sendable {
         return found
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -312,3 +313,4 @@ public struct SchemaValidator: Sendable {
     /// JSON equality as JSON Schema defines it (`1` equals `1.0`; `true` is not `1`).
     static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool { a == b }
 }
+#endif

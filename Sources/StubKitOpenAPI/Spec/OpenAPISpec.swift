@@ -1,3 +1,4 @@
+#if Tools
 // The OpenAPI document as the checks read it.
 //
 // OpenAPIKit decodes the document first (3.0 with OpenAPIKit30, 3.1 and 3.2 with OpenAPIKit): a file
@@ -132,3 +133,4 @@ public struct OpenAPISpec: Sendable {
 
     func resolved(_ value: SourceValue) -> SourceValue { Self.resolved(value, in: root) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -121,3 +122,4 @@ public struct SpecServer: Sendable, Hashable {
         return (nil, text)
     }
 }
+#endif

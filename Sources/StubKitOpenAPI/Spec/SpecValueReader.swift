@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 import Yams
@@ -118,3 +119,4 @@ extension SourceValue {
 func pointerToken(_ key: String) -> String {
     key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOCore
 import StubKit
@@ -90,3 +91,4 @@ extension ConnectionHandler {
              body: ByteBuffer(bytes: answer.body), headOnly: head)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -176,3 +177,4 @@ final class AdminAPI: Sendable {
 
 /// A unique key for one long poll's entry in its connection's close actions.
 private final class WaitToken: Sendable {}
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -300,3 +301,4 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         dispatcher.group.next().makeFailedFuture(ChannelError.ioOnClosedChannel)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKit
 
@@ -175,3 +176,4 @@ struct HostRouter: Sendable {
     private static let fileExtensions: Set<String> = ["ico", "png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "html", "htm",
                                                        "json", "xml", "txt", "map", "woff", "woff2", "ttf", "pdf", "zip"]
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Points absolute URLs of stubbed hosts in an answer at the local server, so the client's next
@@ -126,3 +127,4 @@ struct URLRewriter: Sendable {
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -134,3 +135,4 @@ final class AnswerCache: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -159,3 +160,4 @@ extension RequestDispatcher {
         connection.onClose[ObjectIdentifier(relay)] = cancel
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -205,3 +206,4 @@ extension RequestDispatcher {
         return .nanoseconds(nanoseconds < Double(Int64.max / 2) ? Int64(nanoseconds) : Int64.max / 2)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -169,3 +170,4 @@ final class RequestDispatcher: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import StubKitTestSupport
 import Testing
@@ -70,3 +71,4 @@ enum Curl {
         return HTTPReply(status: status, headers: headers, body: (try? Data(contentsOf: body)) ?? Data())
     }
 }
+#endif
