@@ -16,7 +16,7 @@ import StubKit
 /// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
 public struct AppLaunchConfiguration: Sendable, Hashable {
     /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
-    public var stubs: LaunchConfiguration
+    package var stubs: LaunchConfiguration
     /// Folders searched for templates (`STUB_BUNDLES_PATH`, set in the environment).
     public var bundlePaths: [String]
     public var featureFlags: LaunchFlags

@@ -50,7 +50,7 @@ public struct LaunchBridge: Sendable {
         try LaunchBridge(arguments: ProcessInfo.processInfo.arguments, environment: ProcessInfo.processInfo.environment, activation: activation)
     }
 
-    public init(arguments: [String], environment: [String: String], activation: StubActivation? = nil) throws(StubKitError) {
+    package init(arguments: [String], environment: [String: String], activation: StubActivation? = nil) throws(StubKitError) {
         var sets: [LaunchFlags.Kind: LaunchFlags] = [:]
         for kind in LaunchFlags.Kind.allCases {
             guard let text = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: environment) else { continue }
@@ -87,20 +87,20 @@ public struct LaunchBridge: Sendable {
     public func date() -> Date { now ?? Date() }
 
     /// A generator seeded with ``seed``, or `nil` when the launch sets none (use the system's then).
-    public func makeRandomNumberGenerator() -> SeededRandomNumberGenerator? {
+    public func makeRandomNumberGenerator() -> (some RandomNumberGenerator & Sendable)? {
         seed.map(SeededRandomNumberGenerator.init(seed:))
     }
 }
 
 /// SplitMix64: the same seed gives the same sequence on every platform and every run.
-public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
+package struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -6,14 +6,14 @@ import Foundation
 /// `STUB_RECORD_REDACT`, `STUB_RECORD_KEEP`, `STUB_RECORD_PRETTY` and `STUB_RECORD_HOSTS` refine it. Each is read from the
 /// environment, then from launch arguments as `NAME=value` or Apple's `-NAME value` (arguments win).
 public struct RecordSettings: Sendable, Hashable {
-    public static let templateKey = "STUB_RECORD"
-    public static let pathKey = "STUB_RECORD_PATH"
-    public static let modeKey = "STUB_RECORD_MODE"
-    public static let ignoreKey = "STUB_RECORD_IGNORE"
-    public static let redactKey = "STUB_RECORD_REDACT"
-    public static let keepKey = "STUB_RECORD_KEEP"
-    public static let prettyKey = "STUB_RECORD_PRETTY"
-    public static let hostsKey = "STUB_RECORD_HOSTS"
+    package static let templateKey = "STUB_RECORD"
+    package static let pathKey = "STUB_RECORD_PATH"
+    package static let modeKey = "STUB_RECORD_MODE"
+    package static let ignoreKey = "STUB_RECORD_IGNORE"
+    package static let redactKey = "STUB_RECORD_REDACT"
+    package static let keepKey = "STUB_RECORD_KEEP"
+    package static let prettyKey = "STUB_RECORD_PRETTY"
+    package static let hostsKey = "STUB_RECORD_HOSTS"
     static let keys = [templateKey, pathKey, modeKey, ignoreKey, redactKey, keepKey, prettyKey, hostsKey]
 
     public var template: String
@@ -73,7 +73,7 @@ public struct RecordSettings: Sendable, Hashable {
 
     /// Launch arguments that ask for these settings, every one of them (what
     /// ``LaunchConfiguration/launchArguments`` passes on to a child app); defaults are left out.
-    public var launchArguments: [String] {
+    package var launchArguments: [String] {
         var arguments = ["\(Self.templateKey)=\(template)", "\(Self.modeKey)=\(mode.rawValue)"]
         if let path { arguments.append("\(Self.pathKey)=\(path)") }
         if !ignored.isEmpty { arguments.append("\(Self.ignoreKey)=\(ignored.map(\.description).joined(separator: ","))") }
@@ -89,7 +89,7 @@ public struct RecordSettings: Sendable, Hashable {
     }
 
     /// The full configuration, recording into `folder`.
-    public func configuration(folder: URL) -> RecordConfiguration {
+    package func configuration(folder: URL) -> RecordConfiguration {
         RecordConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep,
                             prettyJSON: prettyJSON, hosts: hosts)
     }

@@ -24,11 +24,11 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         case automation = "STUB_AUTOMATION_FLAGS"
 
         /// The launch argument or environment variable name.
-        public var argumentName: String { rawValue }
+        package var argumentName: String { rawValue }
     }
 
     /// The version of the encoding this library writes and reads.
-    public static let encodingVersion = 1
+    package static let encodingVersion = 1
 
     /// Every flag by name.
     public var values: [String: FlagValue]
@@ -85,7 +85,7 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     ///
     /// - Throws: ``StubKitError`` naming the flag when a Double is NaN or infinite (JSON has no form
     ///   for them, and the app could not read them back).
-    public func encoded() throws(StubKitError) -> String {
+    package func encoded() throws(StubKitError) -> String {
         try encoded(as: nil)
     }
 
@@ -142,7 +142,7 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     }
 
     /// Reads an encoded value; `source` names the argument or variable in the error.
-    public init(decoding text: String, source: String) throws(StubKitError) {
+    package init(decoding text: String, source: String) throws(StubKitError) {
         let envelope: Envelope
         do {
             envelope = try JSONDecoder().decode(Envelope.self, from: Data(text.utf8))

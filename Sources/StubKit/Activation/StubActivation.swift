@@ -12,7 +12,7 @@ import Foundation
 /// behaves exactly as without StubKit.
 public struct StubActivation: Sendable {
     public let engine: StubEngine
-    public let configuration: LaunchConfiguration
+    package let configuration: LaunchConfiguration
     /// Where each template was found, in activation order.
     public let folders: [URL]
     /// Notes and warnings from loading (errors make activation throw in strict mode).
@@ -43,7 +43,7 @@ public struct StubActivation: Sendable {
     }
 
     /// Loads the templates of a configuration into a new engine without registering it.
-    public static func prepare(_ configuration: LaunchConfiguration, locator: BundleLocator, mode: StubEngine.Mode = .strict) throws(StubKitError) -> StubActivation {
+    package static func prepare(_ configuration: LaunchConfiguration, locator: BundleLocator, mode: StubEngine.Mode = .strict) throws(StubKitError) -> StubActivation {
         if let problem = configuration.problems.first {
             throw .invalidLaunchSetting(problem)
         }

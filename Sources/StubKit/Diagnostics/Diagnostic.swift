@@ -23,22 +23,22 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     /// The file the problem is in (a rules file, a response file, or the bundle folder).
     public var file: String
-    public var position: SourcePosition?
+    package var position: SourcePosition?
     /// The path of the offending value inside the rules file, such as `rules[3].status`; empty for the whole file.
     public var keyPath: String
     public var message: String
     /// How to fix it, when there is one obvious fix.
     public var fix: String?
     /// A second place involved (the earlier rule that shadows this one, the other rules file).
-    public var related: RelatedLocation?
+    package var related: RelatedLocation?
 
-    public struct RelatedLocation: Sendable, Hashable {
-        public var file: String
-        public var position: SourcePosition?
-        public var keyPath: String
-        public var message: String
+    package struct RelatedLocation: Sendable, Hashable {
+        package var file: String
+        package var position: SourcePosition?
+        package var keyPath: String
+        package var message: String
 
-        public init(file: String, position: SourcePosition?, keyPath: String, message: String) {
+        package init(file: String, position: SourcePosition?, keyPath: String, message: String) {
             self.file = file
             self.position = position
             self.keyPath = keyPath
@@ -46,7 +46,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public init(
+    package init(
         _ code: DiagnosticCode,
         severity: Severity? = nil,
         file: String,
@@ -83,7 +83,7 @@ extension Array where Element == Diagnostic {
     public var errors: [Diagnostic] { filter { $0.severity == .error } }
 
     /// Sorted by file, then position, then key path: the order a reader expects, whatever the order found.
-    public func sortedForDisplay() -> [Diagnostic] {
+    package func sortedForDisplay() -> [Diagnostic] {
         sorted {
             if $0.file != $1.file { return $0.file < $1.file }
             let l = $0.position ?? SourcePosition(line: 0, column: 0)

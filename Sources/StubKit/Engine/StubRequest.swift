@@ -63,23 +63,23 @@ public struct StubRequest: Sendable {
     var holdsDecodedBody: Bool { storage.parts.bodyCache?.isEmpty == false }
     /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
-    public var bodyPending: Bool {
+    package var bodyPending: Bool {
         get { storage.parts.bodyPending }
         set { storage.change { $0.bodyPending = newValue } }
     }
 
     /// Lower-cased scheme.
-    public var scheme: String { _read { yield storage.parts.scheme } }
+    package var scheme: String { _read { yield storage.parts.scheme } }
     /// Lower-cased host, or "" when the URL has none.
-    public var host: String { _read { yield storage.parts.host } }
+    package var host: String { _read { yield storage.parts.host } }
     /// Path segments, percent-decoded, empty ones dropped.
-    public var pathSegments: [Substring] { _read { yield storage.parts.pathSegments } }
+    package var pathSegments: [Substring] { _read { yield storage.parts.pathSegments } }
     /// Query items in order, percent-decoded; a name without `=` has the value "".
-    public var queryItems: [(name: String, value: String)] { _read { yield storage.parts.queryItems } }
+    package var queryItems: [(name: String, value: String)] { _read { yield storage.parts.queryItems } }
     /// Query items in order, in the comparison form query conditions compare (``PercentEncoding``).
     var comparableQueryItems: [(name: String, value: String)] { _read { yield storage.parts.comparableQueryItems } }
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    package init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
         var lowered: [String: String] = [:]
         if !headers.isEmpty {
             lowered.reserveCapacity(headers.count)
@@ -132,7 +132,7 @@ public struct StubRequest: Sendable {
         return upper ? text.uppercased() : text.lowercased()
     }
 
-    public init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {
+    package init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {
         self.init(LookupMemo.Key(request), body: body, bodyPending: bodyPending)
     }
 

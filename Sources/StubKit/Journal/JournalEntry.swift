@@ -38,9 +38,9 @@ public struct JournalEntry: Sendable {
     /// The error the request failed with: a simulated one, the kill switch, a used-up sequence.
     public var error: ErrorInfo?
     /// On a miss: the closest rules and what did not match.
-    public var nearMisses: [NearMiss]
+    package var nearMisses: [NearMiss]
 
-    public init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
+    package init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
                 status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,
                 responseBodyTruncated: Bool = false, passedThrough: Bool = false, error: ErrorInfo?, nearMisses: [NearMiss],
                 recordedAs: String? = nil, recordingFailure: String? = nil) {
@@ -65,7 +65,7 @@ public struct JournalEntry: Sendable {
 
     /// Bodies larger than this were counted, not kept. The limit is now the journal's own.
     @available(*, deprecated, message: "use StubJournal.Limits.maximumBodySize (engine.journal.limits)")
-    public static var maximumBodySize: Int { StubJournal.Limits.default.maximumBodySize }
+    package static var maximumBodySize: Int { StubJournal.Limits.default.maximumBodySize }
 
     /// A rule as the journal names it.
     ///

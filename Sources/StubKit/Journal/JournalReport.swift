@@ -10,7 +10,7 @@ public struct JournalReport: Sendable {
     }
 
     /// - Parameter droppedEntries: how many older entries the journal dropped to stay within its limits.
-    public init(entries: [JournalEntry], bundles: [StubBundle], droppedEntries: Int = 0) {
+    package init(entries: [JournalEntry], bundles: [StubBundle], droppedEntries: Int = 0) {
         var hits: [String: Int] = [:]
         for entry in entries { if let rule = entry.rule { hits[rule.location, default: 0] += 1 } }
         var ruleRows = ""
@@ -125,7 +125,7 @@ public struct JournalReport: Sendable {
 
 extension StubEngine {
     /// Rules of the active bundles that answered no request in the journal.
-    public func unusedRules(in template: String? = nil) -> [StubRule] {
+    package func unusedRules(in template: String? = nil) -> [StubRule] {
         let used = Set(journal.entries.compactMap { $0.rule?.location })
         return activeBundles.filter { template == nil || $0.template == template }
             .flatMap(\.rules)

@@ -57,7 +57,7 @@ public final class StubJournal: Sendable {
         let notify: @Sendable () -> Void
     }
 
-    public init(limits: Limits = .default) {
+    package init(limits: Limits = .default) {
         state = Locked(State(limits: limits))
     }
 
@@ -327,11 +327,11 @@ public struct VerificationError: Error, Sendable, CustomStringConvertible, Local
 /// Which journal entries a wait or check is about: method, path pattern, host, query, headers — the
 /// same conditions rules use.
 public struct RequestPredicate: Sendable, CustomStringConvertible {
-    public var conditions: RequestConditions
+    package var conditions: RequestConditions
     /// Only answered requests (`true`), only unanswered ones (`false`), or both (`nil`).
     public var answered: Bool?
 
-    public init(conditions: RequestConditions, answered: Bool? = nil) {
+    package init(conditions: RequestConditions, answered: Bool? = nil) {
         self.conditions = conditions
         self.answered = answered
     }

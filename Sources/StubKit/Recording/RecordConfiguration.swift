@@ -90,7 +90,7 @@ public struct RecordConfiguration: Sendable, Hashable {
     }
 
     /// Whether the bundle already holds a rules file.
-    public var bundleExists: Bool {
+    package var bundleExists: Bool {
         BundleLocator.isBundle(bundleFolder) && RuleKeys.rulesFileNames.contains {
             FileManager.default.fileExists(atPath: bundleFolder.appendingPathComponent($0).path)
         }

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// counts sit behind one lock.
 public final class Recorder: Sendable {
     public let configuration: RecordConfiguration
-    public let writer: BundleWriter
+    package let writer: BundleWriter
     let redactor: Redactor
     private let counts = Locked(RecordingSummary())
     /// Every secret value redacted so far (this run): a later response that echoes one in free text
@@ -29,7 +29,7 @@ public final class Recorder: Sendable {
 
     /// Opens the bundle for imported exchanges: `recordedAt` is written only when known (an import of
     /// undated traffic must not stamp the time of the import, or two imports of one file differ).
-    public convenience init(configuration: RecordConfiguration, recordedAt: Date?) throws(RecordingError) {
+    package convenience init(configuration: RecordConfiguration, recordedAt: Date?) throws(RecordingError) {
         try self.init(configuration: configuration, now: recordedAt, makeCapture: { ResponseCapture() })
     }
 
@@ -50,7 +50,7 @@ public final class Recorder: Sendable {
     var recordsEverything: Bool { configuration.mode == .all }
 
     /// Whether this request's host is one to record (``RecordConfiguration/hosts``; all when empty).
-    public func records(_ request: StubRequest) -> Bool {
+    package func records(_ request: StubRequest) -> Bool {
         let hosts = configuration.hosts
         guard !hosts.isEmpty else { return true }
         let host = request.host

@@ -5,7 +5,7 @@ public struct RecordingError: Error, Sendable, CustomStringConvertible, Localize
     public let path: String
     public let reason: String
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
