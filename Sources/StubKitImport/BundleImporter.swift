@@ -202,7 +202,7 @@ package struct BundleImporter: Sendable {
                 let started = entries.compactMap { entry -> Date? in
                     if case .exchange(let exchange) = entry { return exchange.startedAt } else { return nil }
                 }.min()
-                let configuration = RecordConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
+                let configuration = RecorderConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
                                                         redact: redact, keep: keep)
                 let made = try Recorder(configuration: configuration, recordedAt: started)
                 recorder = made

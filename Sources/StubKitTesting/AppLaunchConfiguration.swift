@@ -12,11 +12,11 @@ import StubKit
 /// app.launchEnvironment = config.launchEnvironment
 /// ```
 ///
-/// The `STUB_…` arguments come from StubKit's own ``LaunchConfiguration``, which the app parses: one
+/// The `STUB_…` arguments come from StubKit's own ``StubLaunchSettings``, which the app parses: one
 /// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
 public struct AppLaunchConfiguration: Sendable, Hashable {
     /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
-    package var stubs: LaunchConfiguration
+    package var stubs: StubLaunchSettings
     /// Folders searched for templates (`STUB_BUNDLES_PATH`, set in the environment).
     public var bundlePaths: [String]
     public var featureFlags: LaunchFlags
@@ -27,10 +27,10 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
     public var environment: [String: String]
 
     public init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil,
-                recording: RecordSettings? = nil, bundlePaths: [String] = [], featureFlags: LaunchFlags = [:],
+                recording: RecordingLaunchSettings? = nil, bundlePaths: [String] = [], featureFlags: LaunchFlags = [:],
                 automationFlags: LaunchFlags = [:], liveJournalPath: String? = nil,
                 extraArguments: [String] = [], environment: [String: String] = [:]) {
-        stubs = LaunchConfiguration(templates: templates, killSwitch: killSwitch, now: now, seed: seed)
+        stubs = StubLaunchSettings(templates: templates, killSwitch: killSwitch, now: now, seed: seed)
         stubs.recording = recording
         stubs.liveJournalPath = liveJournalPath
         self.bundlePaths = bundlePaths
@@ -52,20 +52,20 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
         set { stubs.killSwitch = newValue }
     }
 
-    /// The time templates and the app's ``LaunchBridge`` see (`STUB_NOW`).
+    /// The time templates and the app's ``LaunchOverrides`` see (`STUB_NOW`).
     public var now: Date? {
         get { stubs.now }
         set { stubs.now = newValue }
     }
 
-    /// The seed of random delays and of the app's ``LaunchBridge`` generator (`STUB_SEED`).
+    /// The seed of random delays and of the app's ``LaunchOverrides`` generator (`STUB_SEED`).
     public var seed: UInt64? {
         get { stubs.seed }
         set { stubs.seed = newValue }
     }
 
     /// Record mode (`STUB_RECORD…`).
-    public var recording: RecordSettings? {
+    public var recording: RecordingLaunchSettings? {
         get { stubs.recording }
         set { stubs.recording = newValue }
     }
@@ -101,7 +101,7 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
     /// What to assign to `XCUIApplication.launchEnvironment` (or merge into `Process.environment`).
     public var launchEnvironment: [String: String] {
         var variables: [String: String] = [:]
-        if !bundlePaths.isEmpty { variables[LaunchConfiguration.bundlesPathVariable] = bundlePaths.joined(separator: ":") }
+        if !bundlePaths.isEmpty { variables[StubLaunchSettings.bundlesPathVariable] = bundlePaths.joined(separator: ":") }
         return variables.merging(environment) { _, own in own }
     }
 }

@@ -16,7 +16,7 @@ package struct BundleLocator: Sendable {
     package init(explicitFolder: URL? = nil, environment: [String: String], currentDirectory: URL? = nil, includeMainBundle: Bool = true) {
         var folders: [URL] = []
         if let explicitFolder { folders.append(explicitFolder) }
-        if let path = environment[LaunchConfiguration.bundlesPathVariable] {
+        if let path = environment[StubLaunchSettings.bundlesPathVariable] {
             folders += path.split(separator: ":").filter { !$0.isEmpty }.map { URL(fileURLWithPath: String($0), isDirectory: true) }
         }
         if includeMainBundle, let resources = Bundle.main.resourceURL { folders.append(resources) }

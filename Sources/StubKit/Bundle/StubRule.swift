@@ -252,9 +252,9 @@ package struct ResponseSequence: Sendable {
 package struct StubResponse: Sendable {
     package var status: Int
     /// Response headers in the order written; `Content-Type` and `Content-Length` are added when absent.
-    package var headers: [(name: String, value: String)] { didSet { preparedHeaderFields = nil } }
-    package var body: ResponseBody { didSet { preparedHeaderFields = nil } }
-    package var contentType: String? { didSet { preparedHeaderFields = nil } }
+    package var headers: [(name: String, value: String)] { didSet { cachedHeaderFields = nil } }
+    package var body: ResponseBody { didSet { cachedHeaderFields = nil } }
+    package var contentType: String? { didSet { cachedHeaderFields = nil } }
     /// Seconds to wait before the response starts.
     package var delay: TimeInterval
     /// A random delay in this range instead, drawn from the engine's seeded generator.
@@ -262,7 +262,7 @@ package struct StubResponse: Sendable {
     /// Bandwidth limit in bytes per second; the body then takes `length / throttle` seconds.
     package var throttle: Int?
     /// The body and headers as templates (`{{path.id}}`, `{{query.q}}`, `{{now}}`, …), when the rule says `template`.
-    package var template: ResponseTemplates? { didSet { preparedHeaderFields = nil } }
+    package var template: ResponseTemplates? { didSet { cachedHeaderFields = nil } }
     /// When set, the request fails with this error instead of receiving a response.
     package var error: SimulatedNetworkError?
 
@@ -298,13 +298,13 @@ package struct StubResponse: Sendable {
     /// headers, then `Content-Type` when they have none. Built on each call; the engine keeps a copy
     /// per rule so serving does not build it again.
     package var headerFields: [String: String] {
-        if let prepared = preparedHeaderFields { return prepared }
+        if let prepared = cachedHeaderFields { return prepared }
         return Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
     }
 
     /// Headers computed once when the rule is loaded (or activated); changing anything they are made
     /// from drops them, so they never go stale.
-    var preparedHeaderFields: [String: String]?
+    var cachedHeaderFields: [String: String]?
 
     static func buildHeaderFields(headers: [(name: String, value: String)], contentType: String?) -> [String: String] {
         // Room for Content-Type and Content-Length too: growing by one rehashed once per rule at load.
@@ -321,7 +321,7 @@ package struct StubResponse: Sendable {
     }
 
     /// Computes the header fields once, for serving.
-    mutating func prepare() {
+    mutating func cacheHeaderFields() {
         var fields = Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
         // An inline body's length is known now; a file's is read when served (the file may change).
         if template?.body == nil {
@@ -331,7 +331,7 @@ package struct StubResponse: Sendable {
             case .file: break
             }
         }
-        preparedHeaderFields = fields
+        cachedHeaderFields = fields
     }
 
     /// The content type sent: the rule's, else one inferred from the response file's extension.

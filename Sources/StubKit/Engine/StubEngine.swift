@@ -101,7 +101,7 @@ public final class StubEngine: Sendable {
 
     /// Puts an already loaded bundle on top of the active ones.
     package func activate(_ bundle: StubBundle) {
-        let bundle = Self.prepared(bundle)
+        let bundle = Self.withCachedHeaderFields(bundle)
         state.withLock { shared in
             shared.bundles.append(bundle)
             shared.index = RuleIndex(bundles: shared.bundles)
@@ -118,7 +118,7 @@ public final class StubEngine: Sendable {
     /// Takes every bundle of `template` off and puts `bundle` (its fresh load) on top, in one step, so
     /// activating an active template again never stacks a second copy. Scenarios and sequences restart.
     package func replace(template: String, with bundle: StubBundle?) {
-        let bundle = bundle.map(Self.prepared)
+        let bundle = bundle.map(Self.withCachedHeaderFields)
         state.withLock { shared in
             shared.bundles.removeAll { $0.template == template }
             if let bundle { shared.bundles.append(bundle) }
@@ -130,13 +130,13 @@ public final class StubEngine: Sendable {
     }
 
     /// Rules built or changed in code may not have their headers prepared; loaded ones have.
-    private static func prepared(_ bundle: StubBundle) -> StubBundle {
+    private static func withCachedHeaderFields(_ bundle: StubBundle) -> StubBundle {
         var bundle = bundle
         for i in bundle.rules.indices {
-            if bundle.rules[i].response.preparedHeaderFields == nil { bundle.rules[i].response.prepare() }
+            if bundle.rules[i].response.cachedHeaderFields == nil { bundle.rules[i].response.cacheHeaderFields() }
             if var sequence = bundle.rules[i].sequence {
-                for j in sequence.responses.indices where sequence.responses[j].preparedHeaderFields == nil {
-                    sequence.responses[j].prepare()
+                for j in sequence.responses.indices where sequence.responses[j].cachedHeaderFields == nil {
+                    sequence.responses[j].cacheHeaderFields()
                 }
                 bundle.rules[i].sequence = sequence
             }

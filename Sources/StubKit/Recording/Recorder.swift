@@ -11,7 +11,7 @@ import FoundationNetworking
 /// volatile fields are left out of the conditions. Thread-safe: the writer serializes appends, and the
 /// counts sit behind one lock.
 public final class Recorder: Sendable {
-    public let configuration: RecordConfiguration
+    public let configuration: RecorderConfiguration
     package let writer: BundleWriter
     let redactor: Redactor
     private let counts = Locked(RecordingSummary())
@@ -20,21 +20,21 @@ public final class Recorder: Sendable {
     private let seenSecrets = Locked<Set<String>>([])
     private let captureFactory: @Sendable () -> ResponseCapture?
 
-    /// Opens the bundle for recording (replacing it in ``RecordConfiguration/Mode/all`` mode).
+    /// Opens the bundle for recording (replacing it in ``RecorderConfiguration/Mode/all`` mode).
     ///
     /// - Throws: ``RecordingError`` naming the folder when it cannot be written.
-    public convenience init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+    public convenience init(configuration: RecorderConfiguration, now: Date = Date()) throws(RecordingError) {
         try self.init(configuration: configuration, now: now, makeCapture: { ResponseCapture() })
     }
 
     /// Opens the bundle for imported exchanges: `recordedAt` is written only when known (an import of
     /// undated traffic must not stamp the time of the import, or two imports of one file differ).
-    package convenience init(configuration: RecordConfiguration, recordedAt: Date?) throws(RecordingError) {
+    package convenience init(configuration: RecorderConfiguration, recordedAt: Date?) throws(RecordingError) {
         try self.init(configuration: configuration, now: recordedAt, makeCapture: { ResponseCapture() })
     }
 
     /// - Parameter makeCapture: where response bodies stream to (a test makes it fail).
-    init(configuration: RecordConfiguration, now: Date? = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
+    init(configuration: RecorderConfiguration, now: Date? = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
         self.captureFactory = makeCapture
         self.configuration = configuration
         self.redactor = Redactor(redact: configuration.redact, keep: configuration.keep)
@@ -49,7 +49,7 @@ public final class Recorder: Sendable {
     /// hosts it records, see ``records(_:)``).
     var recordsEverything: Bool { configuration.mode == .all }
 
-    /// Whether this request's host is one to record (``RecordConfiguration/hosts``; all when empty).
+    /// Whether this request's host is one to record (``RecorderConfiguration/hosts``; all when empty).
     package func records(_ request: StubRequest) -> Bool {
         let hosts = configuration.hosts
         guard !hosts.isEmpty else { return true }

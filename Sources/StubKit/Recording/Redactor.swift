@@ -12,8 +12,8 @@ import Foundation
 /// no letter or digit, between letters and digits, and at camelCase, so `user[password]`, `password1`,
 /// `new_password2` and `api_key1` are secrets. A secret word glued to a word naming its value (`secretkey`,
 /// `tokenid`) is a secret too; one that merely starts or sits inside a word (`tokenizer`, `keyboard`,
-/// `author`, `secretary`) is not. ``RecordConfiguration/redact`` adds names (matched whole);
-/// ``RecordConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever their
+/// `author`, `secretary`) is not. ``RecorderConfiguration/redact`` adds names (matched whole);
+/// ``RecorderConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever their
 /// declared type (see ``text(_:contentType:)``).
 package struct Redactor: Sendable {
     /// What every redacted value becomes.

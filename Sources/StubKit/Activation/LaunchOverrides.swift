@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let activation = try StubActivation.activate()
-/// let launch = try LaunchBridge.current(activation: activation)
+/// let launch = try LaunchOverrides.current(activation: activation)
 /// if launch.automationFlags.bool("simulateUserAlreadyLoggedIn") == true { session.signInAsTestUser() }
 /// featureToggles.override(with: launch.featureFlags.values)
 /// let today = launch.date()            // STUB_NOW, or the recording's time, or the real clock
@@ -15,7 +15,7 @@ import Foundation
 ///
 /// In a production launch (no `STUB_…` argument or variable) every flag set is empty, ``now`` and
 /// ``seed`` are `nil`, and nothing is read from or written to disk.
-public struct LaunchBridge: Sendable {
+public struct LaunchOverrides: Sendable {
     public var featureFlags: LaunchFlags
     public var automationFlags: LaunchFlags
     /// The fixed "now" for the app's own date logic: `STUB_NOW`, else the `recordedAt` of the last
@@ -46,15 +46,15 @@ public struct LaunchBridge: Sendable {
     /// - Parameter activation: the app's activation, whose engine's fixed time (`STUB_NOW` or the
     ///   recorded bundle's `recordedAt`) becomes ``now``.
     /// - Throws: ``StubKitError`` naming the argument or variable whose flags are malformed.
-    public static func current(activation: StubActivation? = nil) throws(StubKitError) -> LaunchBridge {
-        try LaunchBridge(arguments: ProcessInfo.processInfo.arguments, environment: ProcessInfo.processInfo.environment, activation: activation)
+    public static func current(activation: StubActivation? = nil) throws(StubKitError) -> LaunchOverrides {
+        try LaunchOverrides(arguments: ProcessInfo.processInfo.arguments, environment: ProcessInfo.processInfo.environment, activation: activation)
     }
 
     package init(arguments: [String], environment: [String: String], activation: StubActivation? = nil) throws(StubKitError) {
         var sets: [LaunchFlags.Kind: LaunchFlags] = [:]
         for kind in LaunchFlags.Kind.allCases {
-            guard let text = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: environment) else { continue }
-            let fromArgument = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: [:]) != nil
+            guard let text = StubLaunchSettings.value(of: kind.argumentName, arguments: arguments, environment: environment) else { continue }
+            let fromArgument = StubLaunchSettings.value(of: kind.argumentName, arguments: arguments, environment: [:]) != nil
             sets[kind] = try LaunchFlags(decoding: text, source: "\(fromArgument ? "launch argument" : "environment variable") \(kind.argumentName)")
         }
         featureFlags = sets[.feature] ?? LaunchFlags()
@@ -64,7 +64,7 @@ public struct LaunchBridge: Sendable {
             seed = activation.configuration.seed
             stubsRequested = !activation.configuration.isEmpty
         } else {
-            let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+            let configuration = StubLaunchSettings(arguments: arguments, environment: environment)
             stubsRequested = !configuration.isEmpty
             if let problem = configuration.problems.first { throw .invalidLaunchSetting(problem) }
             // As activation does: a replayed recording sees the time it was recorded at.

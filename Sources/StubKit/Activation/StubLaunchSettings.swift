@@ -9,7 +9,7 @@ import Foundation
 /// - The same as environment variables (for processes without launch arguments): `STUB_API_CALLS=a,b`
 ///   (ordered), `STUB_API_CALLS_<template>=1` (ordered by name), `STUB_KILL_NETWORK=1`. Environment
 ///   templates come first, so launch arguments layer over them. A value of `0`, `NO` or `false` turns one off.
-package struct LaunchConfiguration: Sendable, Hashable {
+package struct StubLaunchSettings: Sendable, Hashable {
     // Also: `STUB_NOW=<ISO 8601>` fixes the time templates see; `STUB_SEED=<n>` seeds random delays.
     package static let templatePrefix = "STUB_API_CALLS_"
     package static let killSwitchFlag = "STUB_KILL_NETWORK"
@@ -27,8 +27,8 @@ package struct LaunchConfiguration: Sendable, Hashable {
     package var now: Date?
     /// The seed of random delays (`STUB_SEED=<n>`).
     package var seed: UInt64?
-    /// Record mode (`STUB_RECORD=<template>` and its companions; see ``RecordSettings``).
-    package var recording: RecordSettings?
+    /// Record mode (`STUB_RECORD=<template>` and its companions; see ``RecordingLaunchSettings``).
+    package var recording: RecordingLaunchSettings?
     /// The live journal file (`STUB_JOURNAL_LIVE=<file>`) a test runner reads while the app runs.
     package var liveJournalPath: String?
     /// Arguments and variables that start with `STUB_` but could not be understood.
@@ -127,7 +127,7 @@ package struct LaunchConfiguration: Sendable, Hashable {
         self.killSwitch = killSwitch
         self.now = now
         self.seed = seed
-        let (recording, recordingProblems) = RecordSettings.parse(arguments: arguments, environment: environment)
+        let (recording, recordingProblems) = RecordingLaunchSettings.parse(arguments: arguments, environment: environment)
         self.recording = recording
         self.problems = problems + recordingProblems
         self.liveJournalPath = Self.value(of: Self.liveJournalVariable, arguments: arguments, environment: environment)

@@ -3,13 +3,13 @@ import Foundation
 /// What a recording run asks for: which bundle to write, when to go to the network, which request
 /// fields are volatile, and what must never be written.
 ///
-/// From launch arguments or the environment (see ``LaunchConfiguration``):
+/// From launch arguments or the environment (see ``StubLaunchSettings``):
 /// `STUB_RECORD=<template>`, `STUB_RECORD_PATH=<folder>` (else the first folder of
 /// `STUB_BUNDLES_PATH`), `STUB_RECORD_MODE=missing|all|once`,
 /// `STUB_RECORD_IGNORE=body.email,query.ts,header.X-Request-ID`,
 /// `STUB_RECORD_REDACT=name,…` (more names to redact), `STUB_RECORD_KEEP=name,…` (default names not to redact),
 /// `STUB_RECORD_PRETTY=1`, `STUB_RECORD_HOSTS=api.example.com,*.example.org` (record only these hosts).
-public struct RecordConfiguration: Sendable, Hashable {
+public struct RecorderConfiguration: Sendable, Hashable {
     /// When a request goes to the network and is recorded.
     public enum Mode: String, Sendable, CaseIterable {
         /// Requests the active bundles answer are replayed; the rest go to the network and are added

@@ -5,7 +5,7 @@ import Foundation
 /// `STUB_RECORD=<template>` turns it on; `STUB_RECORD_PATH`, `STUB_RECORD_MODE`, `STUB_RECORD_IGNORE`,
 /// `STUB_RECORD_REDACT`, `STUB_RECORD_KEEP`, `STUB_RECORD_PRETTY` and `STUB_RECORD_HOSTS` refine it. Each is read from the
 /// environment, then from launch arguments as `NAME=value` or Apple's `-NAME value` (arguments win).
-public struct RecordSettings: Sendable, Hashable {
+public struct RecordingLaunchSettings: Sendable, Hashable {
     package static let templateKey = "STUB_RECORD"
     package static let pathKey = "STUB_RECORD_PATH"
     package static let modeKey = "STUB_RECORD_MODE"
@@ -19,8 +19,8 @@ public struct RecordSettings: Sendable, Hashable {
     public var template: String
     /// `STUB_RECORD_PATH`; `nil` means the first folder of `STUB_BUNDLES_PATH`.
     public var path: String?
-    public var mode: RecordConfiguration.Mode = .missing
-    public var ignored: [RecordConfiguration.VolatileField] = []
+    public var mode: RecorderConfiguration.Mode = .missing
+    public var ignored: [RecorderConfiguration.VolatileField] = []
     public var redact: [String] = []
     public var keep: [String] = []
     public var prettyJSON = false
@@ -30,7 +30,7 @@ public struct RecordSettings: Sendable, Hashable {
 
     /// The settings in `arguments` and `environment`, or `nil` without `STUB_RECORD`; problems name
     /// the argument or variable that could not be read.
-    static func parse(arguments: [String], environment: [String: String]) -> (settings: RecordSettings?, problems: [String]) {
+    static func parse(arguments: [String], environment: [String: String]) -> (settings: RecordingLaunchSettings?, problems: [String]) {
         var values: [String: (value: String, source: String)] = [:]
         for key in keys { if let value = environment[key] { values[key] = (value, "environment variable \(key)") } }
         var rest = arguments.dropFirst()[...]
@@ -45,21 +45,21 @@ public struct RecordSettings: Sendable, Hashable {
             }
         }
         guard let template = values[templateKey], !template.value.isEmpty,
-              LaunchConfiguration.booleanWord(template.value) != false else { return (nil, []) }
+              StubLaunchSettings.booleanWord(template.value) != false else { return (nil, []) }
         var problems: [String] = []
-        var settings = RecordSettings(template: template.value)
+        var settings = RecordingLaunchSettings(template: template.value)
         if !BundleLocator.isValidTemplateName(template.value) {
             problems.append("\(template.source)=\(template.value): a template name is the name of a bundle folder, without '/', '\\' or '..'")
         }
         settings.path = values[pathKey]?.value
         if let mode = values[modeKey] {
-            if let parsed = RecordConfiguration.Mode(rawValue: mode.value.lowercased()) { settings.mode = parsed } else {
+            if let parsed = RecorderConfiguration.Mode(rawValue: mode.value.lowercased()) { settings.mode = parsed } else {
                 problems.append("\(mode.source)=\(mode.value): expected one of missing, all, once")
             }
         }
         if let ignore = values[ignoreKey] {
             for item in list(ignore.value) {
-                if let field = RecordConfiguration.VolatileField(parsing: item) { settings.ignored.append(field) } else {
+                if let field = RecorderConfiguration.VolatileField(parsing: item) { settings.ignored.append(field) } else {
                     problems.append("\(ignore.source): '\(item)' is not body.<field>[.<field>…], query.<name> or header.<name>")
                 }
             }
@@ -67,12 +67,12 @@ public struct RecordSettings: Sendable, Hashable {
         settings.redact = values[redactKey].map { list($0.value) } ?? []
         settings.keep = values[keepKey].map { list($0.value) } ?? []
         settings.hosts = values[hostsKey].map { list($0.value) } ?? []
-        if let pretty = values[prettyKey] { settings.prettyJSON = LaunchConfiguration.booleanWord(pretty.value) ?? true }
+        if let pretty = values[prettyKey] { settings.prettyJSON = StubLaunchSettings.booleanWord(pretty.value) ?? true }
         return (settings, problems)
     }
 
     /// Launch arguments that ask for these settings, every one of them (what
-    /// ``LaunchConfiguration/launchArguments`` passes on to a child app); defaults are left out.
+    /// ``StubLaunchSettings/launchArguments`` passes on to a child app); defaults are left out.
     package var launchArguments: [String] {
         var arguments = ["\(Self.templateKey)=\(template)", "\(Self.modeKey)=\(mode.rawValue)"]
         if let path { arguments.append("\(Self.pathKey)=\(path)") }
@@ -89,8 +89,8 @@ public struct RecordSettings: Sendable, Hashable {
     }
 
     /// The full configuration, recording into `folder`.
-    package func configuration(folder: URL) -> RecordConfiguration {
-        RecordConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep,
+    package func configuration(folder: URL) -> RecorderConfiguration {
+        RecorderConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep,
                             prettyJSON: prettyJSON, hosts: hosts)
     }
 }
