@@ -12,20 +12,23 @@ import StubKit
 /// app.launchEnvironment = config.launchEnvironment
 /// ```
 ///
-/// The `STUB_…` arguments come from StubKit's own ``StubLaunchSettings``, which the app parses: one
+/// The `STUB_…` arguments are written by the same StubKit code the app reads them with: one
 /// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
 public struct AppLaunchConfiguration: Sendable, Hashable {
     /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
     package var stubs: StubLaunchSettings
     /// Folders searched for templates (`STUB_BUNDLES_PATH`, set in the environment).
     public var bundlePaths: [String]
+    /// Product toggles handed to the app (`STUB_FEATURE_FLAGS`), read with `LaunchOverrides`.
     public var featureFlags: LaunchFlags
+    /// Test-only shortcuts handed to the app (`STUB_AUTOMATION_FLAGS`), read with `LaunchOverrides`.
     public var automationFlags: LaunchFlags
     /// Arguments after the generated ones (the app's own options).
     public var extraArguments: [String]
     /// Environment variables added to ``launchEnvironment`` (they win over generated ones).
     public var environment: [String: String]
 
+    /// A launch with these stubs, flags, clock, seed, record settings and live journal; everything is off by default.
     public init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil,
                 recording: RecordingLaunchSettings? = nil, bundlePaths: [String] = [], featureFlags: LaunchFlags = [:],
                 automationFlags: LaunchFlags = [:], liveJournalPath: String? = nil,

@@ -16,7 +16,9 @@ import Foundation
 /// In a production launch (no `STUB_…` argument or variable) every flag set is empty, ``now`` and
 /// ``seed`` are `nil`, and nothing is read from or written to disk.
 public struct LaunchOverrides: Sendable {
+    /// Product toggles the test set (`STUB_FEATURE_FLAGS`); empty in production.
     public var featureFlags: LaunchFlags
+    /// Test-only shortcuts the test set (`STUB_AUTOMATION_FLAGS`); empty in production.
     public var automationFlags: LaunchFlags
     /// The fixed "now" for the app's own date logic: `STUB_NOW`, else the `recordedAt` of the last
     /// active recorded bundle (so the app sees the day its stubs were recorded), else `nil`.
@@ -74,6 +76,7 @@ public struct LaunchOverrides: Sendable {
         }
     }
 
+    /// Overrides given in code, for an app's own unit tests of the code that reads them.
     public init(featureFlags: LaunchFlags = [:], automationFlags: LaunchFlags = [:], now: Date? = nil, seed: UInt64? = nil,
                 stubsRequested: Bool = false) {
         self.stubsRequested = stubsRequested

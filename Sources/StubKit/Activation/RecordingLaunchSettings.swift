@@ -16,13 +16,19 @@ public struct RecordingLaunchSettings: Sendable, Hashable {
     package static let hostsKey = "STUB_RECORD_HOSTS"
     static let keys = [templateKey, pathKey, modeKey, ignoreKey, redactKey, keepKey, prettyKey, hostsKey]
 
+    /// The template name of the bundle to record (`STUB_RECORD`).
     public var template: String
     /// `STUB_RECORD_PATH`; `nil` means the first folder of `STUB_BUNDLES_PATH`.
     public var path: String?
+    /// When to go to the network and record (`STUB_RECORD_MODE`); ``RecorderConfiguration/Mode/missing`` by default.
     public var mode: RecorderConfiguration.Mode = .missing
+    /// Request fields left out of recorded conditions (`STUB_RECORD_IGNORE`).
     public var ignored: [RecorderConfiguration.VolatileField] = []
+    /// More header, query-item and JSON-field names to redact (`STUB_RECORD_REDACT`).
     public var redact: [String] = []
+    /// Default names not to redact (`STUB_RECORD_KEEP`).
     public var keep: [String] = []
+    /// Write JSON bodies pretty-printed with sorted keys (`STUB_RECORD_PRETTY`).
     public var prettyJSON = false
     /// `STUB_RECORD_HOSTS`: record only requests to these hosts (`api.example.com`, `*.example.com`);
     /// empty means every host.

@@ -11,6 +11,7 @@ import Foundation
 /// With no `STUB_…` argument or variable it does nothing and returns `nil`, so the production app
 /// behaves exactly as without StubKit.
 public struct StubActivation: Sendable {
+    /// The engine serving the activated bundles.
     public let engine: StubEngine
     package let configuration: StubLaunchSettings
     /// Where each template was found, in activation order.

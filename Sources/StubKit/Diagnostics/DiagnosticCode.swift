@@ -3,10 +3,14 @@
 /// Codes never change meaning once published: scripts and CI filters match on them. `docs/diagnostics.md`
 /// describes each one with an example.
 public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code as printed: `SK` and three digits.
     public var rawValue: String
+    /// The severity the code is reported with.
     public var defaultSeverity: Diagnostic.Severity
+    /// What the code means, in one line (as listed in `docs/diagnostics.md`).
     public var summary: String
 
+    /// The known code with this text (`"SK012"`), or `nil`.
     public init?(rawValue: String) {
         guard let known = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
         self = known
@@ -18,9 +22,12 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         self.summary = summary
     }
 
+    /// The code as printed (`SK012`).
     public var description: String { rawValue }
 
+    /// Codes are equal when their text is.
     public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    /// Hashes the code's text.
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     // MARK: Files and syntax

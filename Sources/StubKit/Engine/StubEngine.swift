@@ -18,6 +18,7 @@ public final class StubEngine: Sendable {
         case lenient
     }
 
+    /// Whether bundles with errors are refused or partly served.
     public let mode: Mode
     /// The fixed "now" that templates see (`STUB_NOW`); `nil` means the real clock.
     public let fixedNow: Date?
@@ -169,6 +170,7 @@ public final class StubEngine: Sendable {
         state.withLock { $0.killSwitch }
     }
 
+    /// Turns the kill switch on or off for requests that start from now on.
     public func setKillSwitch(_ on: Bool) {
         state.withLock { $0.killSwitch = on }
     }

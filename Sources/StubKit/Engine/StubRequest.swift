@@ -34,6 +34,7 @@ public struct StubRequest: Sendable {
         _read { yield storage.parts.method }
         set { storage.change { $0.method = newValue } }
     }
+    /// The full URL the app requested.
     public var url: URL {
         _read { yield storage.parts.url }
         set { storage.change { $0.url = newValue } }
@@ -158,6 +159,7 @@ public struct StubRequest: Sendable {
         return bodyCache.json(of: body)
     }
 
+    /// The value of a header, by name in any case.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
@@ -179,6 +181,7 @@ public struct StubRequest: Sendable {
 
 /// Printed, dumped and shown in test failures with its parts, not its box.
 extension StubRequest: CustomReflectable {
+    /// Printed and dumped as its method, URL, headers and body.
     public var customMirror: Mirror {
         Mirror(self, children: ["method": method, "url": url, "headers": headers, "body": body as Any, "bodyPending": bodyPending,
                                 "scheme": scheme, "host": host, "pathSegments": pathSegments, "queryItems": queryItems],

@@ -3,8 +3,10 @@ import Foundation
 /// A self-contained HTML report of a journal against the rules that were active: hits per rule,
 /// rules never used, and every miss with its near-miss explanation. No external files or network.
 public struct JournalReport: Sendable {
+    /// The whole report, one HTML document with its styles and scripts inline.
     public let html: String
 
+    /// The report of an engine's journal against its active bundles.
     public init(engine: StubEngine) {
         self.init(entries: engine.journal.entries, bundles: engine.activeBundles, droppedEntries: engine.journal.droppedEntryCount)
     }
@@ -104,6 +106,7 @@ public struct JournalReport: Sendable {
         """
     }
 
+    /// Writes the HTML to a file, replacing it atomically.
     public func write(to url: URL) throws {
         try Data(html.utf8).write(to: url, options: .atomic)
     }

@@ -11,6 +11,7 @@ import FoundationNetworking
 /// volatile fields are left out of the conditions. Thread-safe: the writer serializes appends, and the
 /// counts sit behind one lock.
 public final class Recorder: Sendable {
+    /// What is recorded, where, and how.
     public let configuration: RecorderConfiguration
     package let writer: BundleWriter
     let redactor: Redactor
@@ -367,14 +368,16 @@ public struct RecordingSummary: Sendable, Hashable, CustomStringConvertible {
     public var recorded = 0
     /// Requests answered from the active bundles instead of the network.
     public var replayed = 0
-    /// Secret values replaced by ``Redactor/placeholder``.
+    /// Secret values replaced by `REDACTED`.
     public var redacted = 0
     /// Exchanges not written: the network failed, or the bundle could not be written.
     public var failed = 0
+    /// What went wrong, one line each (a body that could not be stored, a file that could not be written).
     public var problems: [String] = []
     /// The bundle folder.
     public var bundle = ""
 
+    /// One line: the bundle and the counts, then the problems.
     public var description: String {
         var text = "StubKit recording: recorded \(recorded), replayed \(replayed), redacted \(redacted)"
         if failed > 0 { text += ", failed \(failed)" }
