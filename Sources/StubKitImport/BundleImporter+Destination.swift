@@ -6,7 +6,7 @@ extension BundleImporter {
     /// Refuses a destination whose contents an import would delete without being asked to: an existing
     /// file, a non-empty folder (unless `replacing`, and then only a bundle), or a folder that holds
     /// or lies inside an input. Shared by every `stubkit` command that writes a bundle.
-    public static func checkDestination(_ bundle: URL, replacing: Bool, inputs: [URL]) throws(ImportError) {
+    package static func checkDestination(_ bundle: URL, replacing: Bool, inputs: [URL]) throws(ImportError) {
         let fm = FileManager.default
         let target = bundle.standardizedFileURL.resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false

@@ -7,15 +7,15 @@ import StubKit
 ///
 /// Reading and writing are separate steps, so unreadable input stops an import before anything is
 /// written: `read` collects every unreadable file, `write` never throws for one bad entry (it notes it).
-public struct BundleImporter: Sendable {
+package struct BundleImporter: Sendable {
     /// The format of every input; `nil` detects it per file from the content.
-    public var format: ImportFormat?
+    package var format: ImportFormat?
     /// Header, query-item and JSON-field names redacted on top of the defaults (as `STUB_RECORD_REDACT`).
-    public var redact: [String]
+    package var redact: [String]
     /// Default names not to redact (as `STUB_RECORD_KEEP`).
-    public var keep: [String]
+    package var keep: [String]
 
-    public init(format: ImportFormat? = nil, redact: [String] = [], keep: [String] = []) {
+    package init(format: ImportFormat? = nil, redact: [String] = [], keep: [String] = []) {
         self.format = format
         self.redact = redact
         self.keep = keep
@@ -26,7 +26,7 @@ public struct BundleImporter: Sendable {
     /// Reads files and folders (walked recursively, in name order; WireMock `__files` are bodies, not sources).
     ///
     /// - Returns: one batch per source file, and an error per file that cannot be read at all.
-    public func read(_ inputs: [URL]) -> (batches: [ImportBatch], errors: [ImportError]) {
+    package func read(_ inputs: [URL]) -> (batches: [ImportBatch], errors: [ImportError]) {
         var batches: [ImportBatch] = [], errors: [ImportError] = []
         var budget = InflateBudget()
         for input in inputs {
@@ -181,7 +181,7 @@ public struct BundleImporter: Sendable {
     ///   - inputs: the files and folders read; a bundle folder that holds one of them, or lies inside
     ///     one, is refused even when replacing (replacing would delete what is being imported).
     /// - Throws: ``ImportError`` naming the folder when it cannot or may not be written.
-    public func write(_ batches: [ImportBatch], to bundle: URL, replacing: Bool = false, inputs: [URL] = []) throws(ImportError) -> ImportReport {
+    package func write(_ batches: [ImportBatch], to bundle: URL, replacing: Bool = false, inputs: [URL] = []) throws(ImportError) -> ImportReport {
         try Self.checkDestination(bundle, replacing: replacing, inputs: inputs + batches.map { URL(fileURLWithPath: $0.file) })
         var report = ImportReport(bundle: bundle.standardizedFileURL)
         for batch in batches {
@@ -202,7 +202,7 @@ public struct BundleImporter: Sendable {
                 let started = entries.compactMap { entry -> Date? in
                     if case .exchange(let exchange) = entry { return exchange.startedAt } else { return nil }
                 }.min()
-                let configuration = RecordConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
+                let configuration = RecorderConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
                                                         redact: redact, keep: keep)
                 let made = try Recorder(configuration: configuration, recordedAt: started)
                 recorder = made

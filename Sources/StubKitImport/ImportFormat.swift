@@ -2,7 +2,7 @@
 import Foundation
 
 /// The formats `stubkit import` reads.
-public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+package enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertible {
     /// HAR 1.2 from browsers, Charles, Proxyman, Fiddler, Insomnia, mitmproxy, Playwright, Polly.JS.
     case har
     /// WireMock mappings (`mappings/**/*.json`) with `__files/`.
@@ -12,7 +12,7 @@ public enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     /// Cassettes: vcrpy (YAML, JSON), Ruby VCR, go-vcr, Betamax, OkReplay, DVR, Vinyl.
     case vcr
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// The format of a file, from its content (and `.tail` for Mocktail); `nil` when none fits.
     /// - Parameter yaml: the file parsed as YAML, when its name says YAML and it parsed.

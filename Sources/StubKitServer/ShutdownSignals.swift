@@ -4,14 +4,14 @@ import Foundation
 
 /// SIGINT and SIGTERM caught from the moment this is made (before the server says it listens, so a
 /// signal sent as soon as the `listening on` line appears still shuts down gracefully).
-public final class ShutdownSignals: @unchecked Sendable {
+package final class ShutdownSignals: @unchecked Sendable {
     private let lock = NSLock()
     private var received = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var sources: [any DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "StubKit.server.signals")
 
-    public init(_ signals: [Int32] = [SIGINT, SIGTERM]) {
+    package init(_ signals: [Int32] = [SIGINT, SIGTERM]) {
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -35,7 +35,7 @@ public final class ShutdownSignals: @unchecked Sendable {
     }
 
     /// Returns once one of the signals arrived (at once if one already did).
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             lock.lock()
             if received {

@@ -22,9 +22,9 @@ import StubKit
 /// // point the app at http://127.0.0.1:\(port)/api.example.com/…
 /// await server.shutdown()
 /// ```
-public final class StubServer: Sendable {
-    public let engine: StubEngine
-    public let configuration: StubServerConfiguration
+package final class StubServer: Sendable {
+    package let engine: StubEngine
+    package let configuration: StubServerConfiguration
     private let group: MultiThreadedEventLoopGroup
     private let admin: AdminAPI
     private let dispatcher: RequestDispatcher
@@ -43,7 +43,7 @@ public final class StubServer: Sendable {
     ///   - engine: answers the requests. With ``StubServerConfiguration/MissPolicy/refuse`` its kill
     ///     switch is turned on; with `forward`, off.
     ///   - bundlesFolder: where ``activate(_:)`` and the admin API find templates by name.
-    public init(engine: StubEngine, bundlesFolder: URL? = nil, configuration: StubServerConfiguration = StubServerConfiguration()) {
+    package init(engine: StubEngine, bundlesFolder: URL? = nil, configuration: StubServerConfiguration = StubServerConfiguration()) {
         self.engine = engine
         self.configuration = configuration
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
@@ -61,7 +61,7 @@ public final class StubServer: Sendable {
     /// - Returns: its diagnostics (notes and warnings included).
     /// - Throws: ``StubServerError`` naming the template when it is missing or has errors.
     @discardableResult
-    public func activate(_ template: String) throws(StubServerError) -> [Diagnostic] {
+    package func activate(_ template: String) throws(StubServerError) -> [Diagnostic] {
         do {
             let diagnostics = try admin.activate(template)
             dispatcher.refreshRouting()
@@ -72,17 +72,17 @@ public final class StubServer: Sendable {
     }
 
     /// The port accepting connections, once started.
-    public var port: Int? { state.withLockedValue { $0.port } }
+    package var port: Int? { state.withLockedValue { $0.port } }
 
     /// `http://HOST:PORT`, once started.
-    public var baseURL: URL? {
+    package var baseURL: URL? {
         port.flatMap { URL(string: "http://\(Self.urlHost(configuration.host)):\($0)") }
     }
 
     /// Binds and starts accepting connections.
     /// - Returns: the port (the one chosen by the system for port 0).
     /// - Throws: ``StubServerError`` when the address cannot be bound (the port is taken, say).
-    public func start() async throws(StubServerError) -> Int {
+    package func start() async throws(StubServerError) -> Int {
         let channel: any Channel, quiescing: ServerQuiescingHelper
         do {
             (channel, quiescing) = try await bind()
@@ -135,7 +135,7 @@ public final class StubServer: Sendable {
     /// Stops accepting connections, lets answers in flight finish (up to
     /// ``StubServerConfiguration/shutdownGrace``), closes idle and held connections, and returns
     /// when every connection is closed. Safe to call more than once.
-    public func shutdown() async {
+    package func shutdown() async {
         let first = state.withLockedValue { state -> Bool in
             defer { state.stopped = true }
             return !state.stopped
@@ -170,7 +170,7 @@ public final class StubServer: Sendable {
 
     /// Runs until SIGINT or SIGTERM, then shuts down gracefully. Make `signals` before ``start()`` so
     /// that no signal between the two ends the process the default way.
-    public func runUntilSignalled(_ signals: ShutdownSignals = ShutdownSignals()) async {
+    package func runUntilSignalled(_ signals: ShutdownSignals = ShutdownSignals()) async {
         await signals.wait()
         await shutdown()
     }
@@ -189,9 +189,9 @@ public final class StubServer: Sendable {
 }
 
 /// Why the server cannot start or a template cannot be activated.
-public struct StubServerError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    public let description: String
-    public var errorDescription: String? { description }
+package struct StubServerError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    package let description: String
+    package var errorDescription: String? { description }
 }
 
 /// First in each connection's pipeline: turns the quiescing helper's event into ``ServerShuttingDown``

@@ -12,25 +12,28 @@ import StubKit
 /// app.launchEnvironment = config.launchEnvironment
 /// ```
 ///
-/// The `STUB_…` arguments come from StubKit's own ``LaunchConfiguration``, which the app parses: one
+/// The `STUB_…` arguments are written by the same StubKit code the app reads them with: one
 /// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
 public struct AppLaunchConfiguration: Sendable, Hashable {
     /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
-    public var stubs: LaunchConfiguration
+    package var stubs: StubLaunchSettings
     /// Folders searched for templates (`STUB_BUNDLES_PATH`, set in the environment).
     public var bundlePaths: [String]
+    /// Product toggles handed to the app (`STUB_FEATURE_FLAGS`), read with `LaunchOverrides`.
     public var featureFlags: LaunchFlags
+    /// Test-only shortcuts handed to the app (`STUB_AUTOMATION_FLAGS`), read with `LaunchOverrides`.
     public var automationFlags: LaunchFlags
     /// Arguments after the generated ones (the app's own options).
     public var extraArguments: [String]
     /// Environment variables added to ``launchEnvironment`` (they win over generated ones).
     public var environment: [String: String]
 
+    /// A launch with these stubs, flags, clock, seed, record settings and live journal; everything is off by default.
     public init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil,
-                recording: RecordSettings? = nil, bundlePaths: [String] = [], featureFlags: LaunchFlags = [:],
+                recording: RecordingLaunchSettings? = nil, bundlePaths: [String] = [], featureFlags: LaunchFlags = [:],
                 automationFlags: LaunchFlags = [:], liveJournalPath: String? = nil,
                 extraArguments: [String] = [], environment: [String: String] = [:]) {
-        stubs = LaunchConfiguration(templates: templates, killSwitch: killSwitch, now: now, seed: seed)
+        stubs = StubLaunchSettings(templates: templates, killSwitch: killSwitch, now: now, seed: seed)
         stubs.recording = recording
         stubs.liveJournalPath = liveJournalPath
         self.bundlePaths = bundlePaths
@@ -52,20 +55,20 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
         set { stubs.killSwitch = newValue }
     }
 
-    /// The time templates and the app's ``LaunchBridge`` see (`STUB_NOW`).
+    /// The time templates and the app's ``LaunchOverrides`` see (`STUB_NOW`).
     public var now: Date? {
         get { stubs.now }
         set { stubs.now = newValue }
     }
 
-    /// The seed of random delays and of the app's ``LaunchBridge`` generator (`STUB_SEED`).
+    /// The seed of random delays and of the app's ``LaunchOverrides`` generator (`STUB_SEED`).
     public var seed: UInt64? {
         get { stubs.seed }
         set { stubs.seed = newValue }
     }
 
     /// Record mode (`STUB_RECORD…`).
-    public var recording: RecordSettings? {
+    public var recording: RecordingLaunchSettings? {
         get { stubs.recording }
         set { stubs.recording = newValue }
     }
@@ -101,7 +104,7 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
     /// What to assign to `XCUIApplication.launchEnvironment` (or merge into `Process.environment`).
     public var launchEnvironment: [String: String] {
         var variables: [String: String] = [:]
-        if !bundlePaths.isEmpty { variables[LaunchConfiguration.bundlesPathVariable] = bundlePaths.joined(separator: ":") }
+        if !bundlePaths.isEmpty { variables[StubLaunchSettings.bundlesPathVariable] = bundlePaths.joined(separator: ":") }
         return variables.merging(environment) { _, own in own }
     }
 }

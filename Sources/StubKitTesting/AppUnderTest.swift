@@ -23,7 +23,9 @@ import Darwin
 /// line by line into ``nextOutputLine(timeout:)``.
 public final class AppUnderTest: @unchecked Sendable {
     // Everything below is set in init and then only read, or guarded by `output`'s lock.
+    /// What the app was launched with.
     public let configuration: AppLaunchConfiguration
+    /// The app's live journal, followed while it runs.
     public let journal: LiveJournal
     private let process: Process
     private let input = Pipe()
@@ -113,6 +115,7 @@ public final class AppUnderTest: @unchecked Sendable {
         if ownsJournalFile { try? FileManager.default.removeItem(at: journal.url) }
     }
 
+    /// Whether the process is still running.
     public var isRunning: Bool { process.isRunning }
 
     /// The app's process identifier.

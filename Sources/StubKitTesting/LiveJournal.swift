@@ -125,7 +125,7 @@ public final class LiveJournal: Sendable {
     }
 
     /// The rules of the bundles the app activated (from its first line).
-    public var rules: [LiveJournalLine.Rule] {
+    package var rules: [LiveJournalLine.Rule] {
         refresh()
         return state.withLock { $0.rules }
     }

@@ -76,7 +76,7 @@ struct ServerForwardingTests {
         defer { upstream.stop() }
         let authority = "127.0.0.1:\(upstream.port)"
         let folder = try TemporaryFolder()
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "captured", folder: folder.url))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "captured", folder: folder.url))
         // The stubs make 127.0.0.1 a stubbed host, so the client's copy of the Location is rewritten.
         let server = try await ServerFixture(bundles: ["stubs": ["stubsRules.json": Self.stubs]], active: ["stubs"],
                                              recorder: recorder, folder: folder) {
@@ -99,7 +99,7 @@ struct ServerForwardingTests {
         let upstream = try Self.upstream()
         let authority = "127.0.0.1:\(upstream.port)"
         let folder = try TemporaryFolder()
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "captured", folder: folder.url))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "captured", folder: folder.url))
         let recording = try await ServerFixture(bundles: [:], active: [], recorder: recorder, folder: folder) {
             $0.onMiss = .forward
             $0.upstreamScheme = "http"

@@ -6,18 +6,18 @@ import StubKitTestSupport
 struct ActivationTests {
     @Test("launch arguments name templates in order and turn on the kill switch")
     func arguments() {
-        let c = LaunchConfiguration(arguments: ["/app", "STUB_API_CALLS_base", "-STUB_API_CALLS_closed", "YES", "STUB_KILL_NETWORK", "STUB_API_CALLS_base"], environment: [:])
+        let c = StubLaunchSettings(arguments: ["/app", "STUB_API_CALLS_base", "-STUB_API_CALLS_closed", "YES", "STUB_KILL_NETWORK", "STUB_API_CALLS_base"], environment: [:])
         #expect(c.templates == ["base", "closed"])
         #expect(c.killSwitch)
     }
 
     @Test("environment variables work for processes without launch arguments; arguments layer over them")
     func environment() {
-        let c = LaunchConfiguration(arguments: ["/app", "STUB_API_CALLS_scenario"],
+        let c = StubLaunchSettings(arguments: ["/app", "STUB_API_CALLS_scenario"],
                                     environment: ["STUB_API_CALLS": "base, extra", "STUB_API_CALLS_zeta": "1", "STUB_API_CALLS_alpha": "YES", "STUB_API_CALLS_off": "0", "STUB_KILL_NETWORK": "1"])
         #expect(c.templates == ["base", "extra", "alpha", "zeta", "scenario"])
         #expect(c.killSwitch)
-        #expect(LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "false"]).isEmpty)
+        #expect(StubLaunchSettings(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "false"]).isEmpty)
     }
 
     @Test("a switch value that is neither on nor off stops activation with an error naming it", arguments: [
@@ -26,7 +26,7 @@ struct ActivationTests {
         (["/app"], ["STUB_API_CALLS_base": "sometimes"], "environment variable STUB_API_CALLS_base=sometimes"),
     ])
     func unreadableSwitch(arguments: [String], environment: [String: String], named: String) throws {
-        let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+        let configuration = StubLaunchSettings(arguments: arguments, environment: environment)
         #expect(configuration.problems.contains { $0.hasPrefix(named) && $0.contains("not a switch value") }, "\(configuration.problems)")
         #expect(throws: (any Error).self) { try StubActivation.activate(arguments: arguments, environment: environment, register: false) }
     }
@@ -34,21 +34,21 @@ struct ActivationTests {
     @Test("switch values: on, off and their words, any case; an empty value is on")
     func switchValues() {
         for on in ["1", "YES", "true", "On", ""] {
-            #expect(LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": on]).killSwitch, "\(on)")
+            #expect(StubLaunchSettings(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": on]).killSwitch, "\(on)")
         }
         for off in ["0", "no", "FALSE", "off"] {
-            let c = LaunchConfiguration(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": off])
+            let c = StubLaunchSettings(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": off])
             #expect(!c.killSwitch && c.problems.isEmpty, "\(off)")
         }
-        #expect(LaunchConfiguration(arguments: ["/app", "STUB_KILL_NETWORK=off"], environment: ["STUB_KILL_NETWORK": "1"]).killSwitch == false)
+        #expect(StubLaunchSettings(arguments: ["/app", "STUB_KILL_NETWORK=off"], environment: ["STUB_KILL_NETWORK": "1"]).killSwitch == false)
     }
 
     @Test("a configuration turns into the launch arguments a UI test passes, and back")
     func launchArgumentsRoundTrip() {
-        let configuration = LaunchConfiguration(templates: ["base", "closed"], killSwitch: true,
+        let configuration = StubLaunchSettings(templates: ["base", "closed"], killSwitch: true,
                                                 now: ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"), seed: 9)
         #expect(configuration.launchArguments == ["STUB_API_CALLS_base", "STUB_API_CALLS_closed", "STUB_KILL_NETWORK", "STUB_NOW=2024-05-01T19:30:00Z", "STUB_SEED=9"])
-        #expect(LaunchConfiguration(arguments: ["/app"] + configuration.launchArguments, environment: [:]) == configuration)
+        #expect(StubLaunchSettings(arguments: ["/app"] + configuration.launchArguments, environment: [:]) == configuration)
     }
 
     @Test("no STUB_ argument: activation does nothing, as in production")
@@ -67,7 +67,7 @@ struct ActivationTests {
         #expect(locator.folder(for: "shared")?.lastPathComponent == "shared.bundle")
         #expect(locator.folder(for: "only_second") != nil)
         #expect(locator.folder(for: "local") != nil)
-        let activation = try StubActivation.prepare(LaunchConfiguration(templates: ["only_second", "shared"]), locator: locator)
+        let activation = try StubActivation.prepare(StubLaunchSettings(templates: ["only_second", "shared"]), locator: locator)
         #expect(activation.engine.activeTemplates == ["only_second", "shared"])
         #expect(activation.engine.match(StubRequest(url: URL(string: "https://h/x")!))?.rule.name == "first")
     }
@@ -76,7 +76,7 @@ struct ActivationTests {
     func unknownTemplate() throws {
         let locator = BundleLocator(searchFolders: [PackagePaths.stubBundles])
         do {
-            _ = try StubActivation.prepare(LaunchConfiguration(templates: ["restaurant_closed"]), locator: locator)
+            _ = try StubActivation.prepare(StubLaunchSettings(templates: ["restaurant_closed"]), locator: locator)
             Issue.record("activated an unknown template")
         } catch {
             #expect(error.code == .unknownTemplate)
@@ -90,7 +90,7 @@ struct ActivationTests {
         let folder = try TemporaryFolder()
         try folder.bundle("broken", ["stubsRules.json": "[\n  { \"path\": \"/a\", \"stauts\": 200 }\n]\n"])
         do {
-            _ = try StubActivation.prepare(LaunchConfiguration(templates: ["broken"]), locator: BundleLocator(searchFolders: [folder.url]))
+            _ = try StubActivation.prepare(StubLaunchSettings(templates: ["broken"]), locator: BundleLocator(searchFolders: [folder.url]))
             Issue.record("activated a broken bundle")
         } catch {
             #expect(error.description.contains("broken/stubsRules.json:2:19: error: [0].stauts: unknown key 'stauts'; did you mean 'status'? [SK010]"))

@@ -55,7 +55,7 @@ struct BundleWriterTests {
     @Test("JSON bodies are stored byte-exact by default, pretty with sorted keys on request, and re-serialized when redacted", arguments: [false, true])
     func jsonBodies(pretty: Bool) throws {
         let folder = try TemporaryFolder()
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "b", folder: folder.url, prettyJSON: pretty))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "b", folder: folder.url, prettyJSON: pretty))
         func store(_ path: String, _ json: String) throws -> String {
             let capture = try #require(recorder.makeCapture())
             capture.append(Data(json.utf8))

@@ -68,13 +68,13 @@ struct JournalReportTests {
 
     @Test("STUB_NOW and STUB_SEED come from launch arguments and environment; bad values are clear errors")
     func launchSettings() throws {
-        let c = LaunchConfiguration(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z", "-STUB_SEED=7"], environment: [:])
+        let c = StubLaunchSettings(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z", "-STUB_SEED=7"], environment: [:])
         #expect(c.now == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
         #expect(c.seed == 7)
-        let e = LaunchConfiguration(arguments: ["/app"], environment: ["STUB_NOW": "2024-05-01T19:30:00.250Z", "STUB_SEED": "9"])
+        let e = StubLaunchSettings(arguments: ["/app"], environment: ["STUB_NOW": "2024-05-01T19:30:00.250Z", "STUB_SEED": "9"])
         #expect(e.seed == 9)
         #expect(e.now != nil)
-        let bad = LaunchConfiguration(arguments: ["/app", "STUB_API_CALLS_offline", "STUB_NOW=yesterday"], environment: [:])
+        let bad = StubLaunchSettings(arguments: ["/app", "STUB_API_CALLS_offline", "STUB_NOW=yesterday"], environment: [:])
         do {
             _ = try StubActivation.prepare(bad, locator: BundleLocator(searchFolders: [PackagePaths.stubBundles]))
             Issue.record("accepted STUB_NOW=yesterday")

@@ -26,7 +26,7 @@ struct LaunchArgumentTests {
         Case(arguments: ["STUB_KILL_NETWORK", "NO"], templates: [], killSwitch: true),
     ])
     func dashKeyValue(_ c: Case) {
-        let configuration = LaunchConfiguration(arguments: ["/app"] + c.arguments, environment: [:])
+        let configuration = StubLaunchSettings(arguments: ["/app"] + c.arguments, environment: [:])
         #expect(configuration.templates == c.templates)
         #expect(configuration.killSwitch == c.killSwitch)
         #expect(configuration.problems.isEmpty)
@@ -34,13 +34,13 @@ struct LaunchArgumentTests {
 
     @Test("-STUB_SEED 42 and -STUB_NOW <date> take the next argument; a missing value is a problem")
     func dashSettings() {
-        let configuration = LaunchConfiguration(arguments: ["/app", "-STUB_SEED", "42", "-STUB_NOW", "2024-05-01T19:30:00Z"], environment: [:])
+        let configuration = StubLaunchSettings(arguments: ["/app", "-STUB_SEED", "42", "-STUB_NOW", "2024-05-01T19:30:00Z"], environment: [:])
         #expect(configuration.seed == 42)
         #expect(configuration.now == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
-        let missing = LaunchConfiguration(arguments: ["/app", "-STUB_SEED"], environment: [:])
+        let missing = StubLaunchSettings(arguments: ["/app", "-STUB_SEED"], environment: [:])
         #expect(missing.problems == ["launch argument -STUB_SEED: no value follows it"])
         // A flag after it is no value: the kill switch is still read.
-        let followed = LaunchConfiguration(arguments: ["/app", "-STUB_SEED", "-STUB_KILL_NETWORK"], environment: [:])
+        let followed = StubLaunchSettings(arguments: ["/app", "-STUB_SEED", "-STUB_KILL_NETWORK"], environment: [:])
         #expect(followed.killSwitch)
         #expect(followed.problems == ["launch argument -STUB_SEED: no value follows it"])
     }
@@ -54,7 +54,7 @@ struct LaunchArgumentTests {
         let locator = BundleLocator(searchFolders: [folder.url])
         #expect(locator.availableTemplates() == ["orders", "restaurants"])
         do {
-            _ = try StubActivation.prepare(LaunchConfiguration(templates: ["StubKitDemo_StubKitDem"]), locator: locator)
+            _ = try StubActivation.prepare(StubLaunchSettings(templates: ["StubKitDemo_StubKitDem"]), locator: locator)
             Issue.record("activated an unknown template")
         } catch {
             #expect(error.code == .unknownTemplate)
@@ -69,7 +69,7 @@ struct LaunchArgumentTests {
         try root.bundle("search/inside", ["stubsRules.json": #"[ { "path": "/x" } ]"#])
         let locator = BundleLocator(searchFolders: [root.url.appendingPathComponent("search")])
         #expect(locator.folder(for: name) == nil)
-        let configuration = LaunchConfiguration(arguments: ["/app", "STUB_API_CALLS_" + name], environment: [:])
+        let configuration = StubLaunchSettings(arguments: ["/app", "STUB_API_CALLS_" + name], environment: [:])
         do {
             _ = try StubActivation.prepare(configuration, locator: locator)
             Issue.record("activated \(name)")

@@ -37,7 +37,7 @@ struct LaunchFlagsTests {
         ])
         #expect(config.launchEnvironment == ["STUB_BUNDLES_PATH": "/a:/b", "LANG": "de_DE"])
         // The app reads back exactly what the runner set.
-        let parsed = LaunchConfiguration(arguments: ["/app"] + (try config.launchArguments), environment: config.launchEnvironment)
+        let parsed = StubLaunchSettings(arguments: ["/app"] + (try config.launchArguments), environment: config.launchEnvironment)
         #expect(parsed.templates == config.templates)
         #expect(parsed.killSwitch && parsed.now == now && parsed.seed == 7 && parsed.liveJournalPath == "/tmp/live.jsonl")
         #expect(parsed.problems.isEmpty)
@@ -45,12 +45,12 @@ struct LaunchFlagsTests {
 
     @Test("record settings set by the runner are the ones the app reads")
     func recordSettings() throws {
-        var recording = RecordSettings.recording("checkout", into: "/tmp/bundles", mode: .all)
+        var recording = RecordingLaunchSettings.recording("checkout", into: "/tmp/bundles", mode: .all)
         recording.redact = ["x-api-key", "password"]
         recording.keep = ["authorization"]
         recording.prettyJSON = true
         let config = AppLaunchConfiguration(recording: recording)
-        let parsed = LaunchConfiguration(arguments: ["/app"] + (try config.launchArguments), environment: [:])
+        let parsed = StubLaunchSettings(arguments: ["/app"] + (try config.launchArguments), environment: [:])
         #expect(parsed.recording == recording)
         #expect(parsed.problems.isEmpty)
     }
@@ -91,7 +91,7 @@ struct LaunchFlagsTests {
     ])
     func malformed(_ c: Malformed) {
         do {
-            _ = try LaunchBridge(arguments: ["/app"] + c.arguments, environment: c.environment)
+            _ = try LaunchOverrides(arguments: ["/app"] + c.arguments, environment: c.environment)
             Issue.record("expected an error containing \(c.message)")
         } catch {
             #expect(error.description.contains(c.message), "\(error.description)")
@@ -119,16 +119,16 @@ struct LaunchFlagsTests {
     @Test("Apple's -NAME value form and environment variables carry flags too")
     func otherForms() throws {
         let encoded = try LaunchFlags(["simulateUserAlreadyLoggedIn": true]).encoded()
-        let dashed = try LaunchBridge(arguments: ["/app", "-STUB_AUTOMATION_FLAGS", encoded], environment: [:])
+        let dashed = try LaunchOverrides(arguments: ["/app", "-STUB_AUTOMATION_FLAGS", encoded], environment: [:])
         #expect(dashed.automationFlags.bool("simulateUserAlreadyLoggedIn") == true)
-        let variable = try LaunchBridge(arguments: ["/app"], environment: ["STUB_FEATURE_FLAGS": encoded])
+        let variable = try LaunchOverrides(arguments: ["/app"], environment: ["STUB_FEATURE_FLAGS": encoded])
         #expect(variable.featureFlags.bool("simulateUserAlreadyLoggedIn") == true)
         #expect(variable.flags(.automation).isEmpty)
     }
 
     @Test("a production launch: no flags, no clock, no seed")
     func production() throws {
-        let bridge = try LaunchBridge(arguments: ["/app", "--some-option"], environment: ["HOME": "/home/x"])
+        let bridge = try LaunchOverrides(arguments: ["/app", "--some-option"], environment: ["HOME": "/home/x"])
         #expect(!bridge.isTestLaunch)
         #expect(bridge.featureFlags.isEmpty && bridge.automationFlags.isEmpty)
         #expect(bridge.now == nil && bridge.seed == nil && bridge.makeRandomNumberGenerator() == nil)
@@ -139,21 +139,21 @@ struct LaunchFlagsTests {
 
     @Test("a launch that only activates stubs or the kill switch is a test launch")
     func stubsOnly() throws {
-        #expect(try LaunchBridge(arguments: ["/app", "STUB_API_CALLS_base"], environment: [:]).isTestLaunch)
-        #expect(try LaunchBridge(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "1"]).isTestLaunch)
-        #expect(try !LaunchBridge(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "0"]).isTestLaunch)
+        #expect(try LaunchOverrides(arguments: ["/app", "STUB_API_CALLS_base"], environment: [:]).isTestLaunch)
+        #expect(try LaunchOverrides(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "1"]).isTestLaunch)
+        #expect(try !LaunchOverrides(arguments: ["/app"], environment: ["STUB_KILL_NETWORK": "0"]).isTestLaunch)
     }
 
     @Test("STUB_NOW is the date the app sees")
     func fixedNow() throws {
-        let bridge = try LaunchBridge(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z"], environment: [:])
+        let bridge = try LaunchOverrides(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z"], environment: [:])
         #expect(bridge.isTestLaunch)
         #expect(bridge.date() == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
     }
 
     @Test("STUB_SEED gives the app a repeatable generator")
     func seed() throws {
-        let bridge = try LaunchBridge(arguments: ["/app", "STUB_SEED=42"], environment: [:])
+        let bridge = try LaunchOverrides(arguments: ["/app", "STUB_SEED=42"], environment: [:])
         var first = try #require(bridge.makeRandomNumberGenerator())
         var second = try #require(bridge.makeRandomNumberGenerator())
         let a = (0..<5).map { _ in Int.random(in: 0..<1000, using: &first) }
@@ -163,7 +163,7 @@ struct LaunchFlagsTests {
         // generator that ignored the seed, or another algorithm, would differ on every platform.
         var generator = try #require(bridge.makeRandomNumberGenerator())
         #expect((0..<3).map { _ in generator.next() } == [0xBDD7_3226_2FEB_6E95, 0x28EF_E333_B266_F103, 0x4752_6757_130F_9F52])
-        var other = try #require(LaunchBridge(arguments: ["/app", "STUB_SEED=43"], environment: [:]).makeRandomNumberGenerator())
+        var other = try #require(LaunchOverrides(arguments: ["/app", "STUB_SEED=43"], environment: [:]).makeRandomNumberGenerator())
         #expect(other.next() != 0xBDD7_3226_2FEB_6E95)
     }
 }

@@ -102,7 +102,7 @@ struct LiveJournalTests {
 
     @Test("a live journal path that cannot be opened stops activation with an error naming STUB_JOURNAL_LIVE")
     func unopenablePath() {
-        var configuration = LaunchConfiguration(templates: ["restaurants_base"])
+        var configuration = StubLaunchSettings(templates: ["restaurants_base"])
         configuration.liveJournalPath = "/nonexistent-folder/live.jsonl"
         let locator = BundleLocator(explicitFolder: PackagePaths.stubBundles, environment: [:])
         do {

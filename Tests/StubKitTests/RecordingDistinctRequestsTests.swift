@@ -8,9 +8,9 @@ import StubKitTestSupport
 /// answer; identical ones still become one rule with a sequence.
 struct RecordingDistinctRequestsTests {
     /// Records each URL with the body `answer <i>` and returns the linted bundle.
-    func record(_ urls: [String], in folder: TemporaryFolder, ignored: [RecordConfiguration.VolatileField] = [],
+    func record(_ urls: [String], in folder: TemporaryFolder, ignored: [RecorderConfiguration.VolatileField] = [],
                 sourceLocation: SourceLocation = #_sourceLocation) throws -> (StubEngine, Int) {
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "rec", folder: folder.url, ignored: ignored))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "rec", folder: folder.url, ignored: ignored))
         for (i, url) in urls.enumerated() {
             let capture = try #require(recorder.makeCapture(), sourceLocation: sourceLocation)
             capture.append(Data("answer \(i)".utf8))
@@ -91,7 +91,7 @@ struct RecordingDistinctRequestsTests {
     @Test("a multipart upload replays whatever boundary the app makes for it")
     func multipartBoundary() throws {
         let folder = try TemporaryFolder()
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "rec", folder: folder.url))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "rec", folder: folder.url))
         func upload(_ boundary: String) -> StubRequest {
             let body = "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.txt\"\r\n\r\nhello\r\n--\(boundary)--\r\n"
             return StubRequest(method: "POST", url: URL(string: "https://h.test/upload")!,

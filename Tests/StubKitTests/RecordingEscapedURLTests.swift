@@ -44,7 +44,7 @@ struct RecordingEscapedURLTests {
         let urls = (0..<40).map { generator.url(base: base, unique: $0) }
             + (40..<60).map { i in generator.plusTwins(base: base, unique: i) }.flatMap { [$0.plain, $0.escaped] }
 
-        let recording = StubEngine(recorder: try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url)))
+        let recording = StubEngine(recorder: try Recorder(configuration: RecorderConfiguration(template: "recorded", folder: folder.url)))
         let session = URLSession(configuration: .stubbed(by: recording, base: .ephemeral))
         var answers: [String] = []
         for url in urls {

@@ -29,7 +29,7 @@ struct RecordingOAuthTests {
         let form = "grant_type=password&username=ann&password=sekret-pass-4242"
         let headers = ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic c2VrcmV0LWNsaWVudA"]
 
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "oauth", folder: folder.url))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "oauth", folder: folder.url))
         let recording = URLSession(configuration: .stubbed(by: StubEngine(recorder: recorder), base: .ephemeral))
         let live = await recording.result("POST", url, body: form, headers: headers)
         #expect(live.error == nil && live.status == 200, "\(live.error.map { "\($0)" } ?? "")")

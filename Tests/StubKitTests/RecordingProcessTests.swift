@@ -116,7 +116,7 @@ struct RecordingProcessTests {
         let folder = try TemporaryFolder()
         let file = try folder.file("not-a-folder", data: Data("x".utf8))
         let target = file.appendingPathComponent("bundles").path
-        let configuration = LaunchConfiguration(arguments: ["app", "STUB_RECORD=rec", "STUB_RECORD_PATH=\(target)"], environment: [:])
+        let configuration = StubLaunchSettings(arguments: ["app", "STUB_RECORD=rec", "STUB_RECORD_PATH=\(target)"], environment: [:])
         #expect(throws: StubKitError.self) {
             try StubActivation.prepare(configuration, locator: BundleLocator(searchFolders: []))
         }
@@ -133,9 +133,9 @@ struct RecordingProcessTests {
         let folder = try TemporaryFolder()
         try folder.bundle("rec", ["stubsRules.json": #"{ "recordedAt": "2024-05-01T19:30:00Z", "rules": [ { "path": "/x", "body": "{{now}}", "template": true } ] }"#])
         let locator = BundleLocator(searchFolders: [folder.url])
-        let replay = try StubActivation.prepare(LaunchConfiguration(arguments: ["app", "STUB_API_CALLS_rec"], environment: [:]), locator: locator)
+        let replay = try StubActivation.prepare(StubLaunchSettings(arguments: ["app", "STUB_API_CALLS_rec"], environment: [:]), locator: locator)
         #expect(replay.engine.fixedNow == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
-        let given = try StubActivation.prepare(LaunchConfiguration(arguments: ["app", "STUB_API_CALLS_rec", "STUB_NOW=2030-01-01T00:00:00Z"], environment: [:]), locator: locator)
+        let given = try StubActivation.prepare(StubLaunchSettings(arguments: ["app", "STUB_API_CALLS_rec", "STUB_NOW=2030-01-01T00:00:00Z"], environment: [:]), locator: locator)
         #expect(given.engine.fixedNow == ISO8601DateFormatter().date(from: "2030-01-01T00:00:00Z"))
     }
 
@@ -165,36 +165,36 @@ struct RecordingProcessTests {
     struct SettingsCase: Sendable, CustomTestStringConvertible {
         var arguments: [String]
         var environment: [String: String]
-        var expected: RecordSettings?
+        var expected: RecordingLaunchSettings?
         var problem: String?
         var testDescription: String { (arguments.dropFirst() + environment.map { "\($0)=\($1)" }).joined(separator: " ") }
     }
 
     static let settingsCases: [SettingsCase] = {
-        var ignore = RecordSettings(template: "t")
+        var ignore = RecordingLaunchSettings(template: "t")
         ignore.ignored = [.body(["user", "email"]), .query("ts"), .header("X-Request-ID")]
-        var all = RecordSettings(template: "t")
+        var all = RecordingLaunchSettings(template: "t")
         all.mode = .all
         all.path = "/tmp/b"
-        var redact = RecordSettings(template: "t")
+        var redact = RecordingLaunchSettings(template: "t")
         redact.redact = ["session_id"]
         redact.keep = ["token"]
         return [
             SettingsCase(arguments: ["app"], environment: [:], expected: nil),
-            SettingsCase(arguments: ["app", "STUB_RECORD=t"], environment: [:], expected: RecordSettings(template: "t")),
+            SettingsCase(arguments: ["app", "STUB_RECORD=t"], environment: [:], expected: RecordingLaunchSettings(template: "t")),
             SettingsCase(arguments: ["app", "-STUB_RECORD", "t", "-STUB_RECORD_MODE", "all"], environment: ["STUB_RECORD_PATH": "/tmp/b"], expected: all),
             SettingsCase(arguments: ["app"], environment: ["STUB_RECORD": "t", "STUB_RECORD_IGNORE": "body.user.email, query.ts,header.X-Request-ID"], expected: ignore),
             SettingsCase(arguments: ["app", "STUB_RECORD=t", "STUB_RECORD_REDACT=session_id", "STUB_RECORD_KEEP=token"], environment: [:], expected: redact),
-            SettingsCase(arguments: ["app", "STUB_RECORD=t", "STUB_RECORD_MODE=sometimes"], environment: [:], expected: RecordSettings(template: "t"),
+            SettingsCase(arguments: ["app", "STUB_RECORD=t", "STUB_RECORD_MODE=sometimes"], environment: [:], expected: RecordingLaunchSettings(template: "t"),
                          problem: "launch argument STUB_RECORD_MODE=sometimes: expected one of missing, all, once"),
-            SettingsCase(arguments: ["app", "STUB_RECORD=t", "STUB_RECORD_IGNORE=email"], environment: [:], expected: RecordSettings(template: "t"),
+            SettingsCase(arguments: ["app", "STUB_RECORD=t", "STUB_RECORD_IGNORE=email"], environment: [:], expected: RecordingLaunchSettings(template: "t"),
                          problem: "launch argument STUB_RECORD_IGNORE: 'email' is not body.<field>[.<field>…], query.<name> or header.<name>"),
         ]
     }()
 
     @Test("record settings from launch arguments and environment", arguments: settingsCases)
     func settings(_ c: SettingsCase) {
-        let configuration = LaunchConfiguration(arguments: c.arguments, environment: c.environment)
+        let configuration = StubLaunchSettings(arguments: c.arguments, environment: c.environment)
         #expect(configuration.recording == c.expected)
         #expect(configuration.problems == (c.problem.map { [$0] } ?? []))
     }

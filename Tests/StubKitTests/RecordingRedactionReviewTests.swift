@@ -6,8 +6,8 @@ import StubKitTestSupport
 /// Findings of the record-mode review, kept as regression tests: no secret in a body condition,
 /// cookie attributes are no secrets, and mode 'all' never deletes a folder that is not a bundle.
 struct RecordingRedactionReviewTests {
-    func recorder(_ folder: TemporaryFolder, ignored: [RecordConfiguration.VolatileField] = []) throws -> Recorder {
-        try Recorder(configuration: RecordConfiguration(template: "rec", folder: folder.url, ignored: ignored))
+    func recorder(_ folder: TemporaryFolder, ignored: [RecorderConfiguration.VolatileField] = []) throws -> Recorder {
+        try Recorder(configuration: RecorderConfiguration(template: "rec", folder: folder.url, ignored: ignored))
     }
 
     func conditionText(_ conditions: BundleWriter.RequestConditions) -> String {

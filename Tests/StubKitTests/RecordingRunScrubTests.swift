@@ -10,7 +10,7 @@ struct RecordingRunScrubTests {
     @Test("a JWT first seen in a GraphQL login body is removed from that file once an Authorization header reveals it")
     func secretLearnedLater() throws {
         let folder = try TemporaryFolder()
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "rec", folder: folder.url))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "rec", folder: folder.url))
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbm4ifQ.sekret-jwt-sig-912"
         let login = StubRequest(method: "POST", url: URL(string: "https://api.test/graphql")!, headers: ["Content-Type": "application/json"],
                                 body: Data(#"{"query":"mutation { login(user: \"ann\") { jwt } }"}"#.utf8))

@@ -88,7 +88,7 @@ struct RecordingSecretsTests {
     @Test("no secret reaches any file of the bundle, and the bundle lints clean", arguments: exchanges)
     func noSecretOnDisk(_ exchange: Exchange) throws {
         let folder = try TemporaryFolder()
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "rec", folder: folder.url))
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "rec", folder: folder.url))
         let request = StubRequest(method: exchange.method, url: URL(string: exchange.url)!, headers: exchange.requestHeaders,
                                   body: exchange.requestBody.map { Data($0.utf8) })
         let capture = try #require(recorder.makeCapture())

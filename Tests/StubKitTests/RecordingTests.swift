@@ -48,8 +48,8 @@ struct RecordingTests {
         return results
     }
 
-    func recorder(_ mode: RecordConfiguration.Mode = .missing) throws -> Recorder {
-        try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, mode: mode,
+    func recorder(_ mode: RecorderConfiguration.Mode = .missing) throws -> Recorder {
+        try Recorder(configuration: RecorderConfiguration(template: "recorded", folder: folder.url, mode: mode,
                                                         ignored: [.body(["email"]), .query("ts"), .header("X-Request-ID")]))
     }
 
@@ -199,7 +199,7 @@ struct RecordingTests {
           .enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full"), "needs /dev/full, a device whose writes fail with ENOSPC"))
     func failedCapture() async throws {
         // Writes to /dev/full fail as on a full disk; the capture neither creates nor removes it.
-        let recorder = try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url),
+        let recorder = try Recorder(configuration: RecorderConfiguration(template: "recorded", folder: folder.url),
                                     makeCapture: { ResponseCapture(writingTo: URL(fileURLWithPath: "/dev/full"), removesFile: false) })
         let engine = StubEngine(recorder: recorder)
         let results = await perform([Call(path: "/large"), Call(path: "/hello.txt")], engine: engine)
@@ -216,12 +216,12 @@ struct RecordingTests {
 
     @Test("STUB_RECORD_HOSTS: only listed hosts are recorded; others go to the network, or to a bundle that answers them, even in mode 'all'")
     func hostAllowList() async throws {
-        let listed = try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, hosts: ["*.example.com", "127.0.0.1"]))
+        let listed = try Recorder(configuration: RecorderConfiguration(template: "recorded", folder: folder.url, hosts: ["*.example.com", "127.0.0.1"]))
         #expect(listed.records(StubRequest(url: URL(string: "https://api.example.com/x")!)))
         #expect(listed.records(StubRequest(url: URL(string: "https://EXAMPLE.com/x")!)))
         #expect(!listed.records(StubRequest(url: URL(string: "https://badexample.com/x")!)))
 
-        let engine = StubEngine(recorder: try Recorder(configuration: RecordConfiguration(template: "recorded", folder: folder.url, mode: .all,
+        let engine = StubEngine(recorder: try Recorder(configuration: RecorderConfiguration(template: "recorded", folder: folder.url, mode: .all,
                                                                                          hosts: ["api.example.com"])))
         let other = try folder.bundle("other", ["stubsRules.json": #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#])
         try engine.activate(folder: other)

@@ -8,7 +8,7 @@
 //            [--print-launch] [--interactive] METHOD URL [--data BODY] [--header 'Name: value']… [METHOD URL …]
 //
 // --print-launch prints, before any request, one JSON line {"launch": …} with what the app-side
-// LaunchBridge read (feature and automation flags, now, seed). --interactive keeps running after the
+// LaunchOverrides read (feature and automation flags, now, seed). --interactive keeps running after the
 // command line's requests and reads one request per line from standard input (words split as a shell
 // does, so --data '{"a": 1}' works) until it closes, as a UI test drives an app step by step.
 //
@@ -47,12 +47,12 @@ var printLaunch = false
 var requestWords: [String] = []
 var arguments = Array(CommandLine.arguments.dropFirst())[...]
 while let argument = arguments.popFirst() {
-    // Launch settings were read by StubActivation and LaunchBridge, as an app's would be; in Apple's
+    // Launch settings were read by StubActivation and LaunchOverrides, as an app's would be; in Apple's
     // `-NAME value` form, the value goes with them (a switch's value only when it is a boolean word).
     let setting = argument.drop(while: { $0 == "-" })
     if setting.hasPrefix("STUB_") {
         if argument.hasPrefix("-"), !setting.contains("="), let next = arguments.first {
-            let isSwitch = setting.hasPrefix(LaunchConfiguration.templatePrefix) || setting == LaunchConfiguration.killSwitchFlag
+            let isSwitch = setting.hasPrefix(StubLaunchSettings.templatePrefix) || setting == StubLaunchSettings.killSwitchFlag
             let booleanWords: Set<String> = ["yes", "no", "true", "false", "1", "0"]
             if !isSwitch || booleanWords.contains(next.lowercased()) { arguments.removeFirst() }
         }
@@ -86,9 +86,9 @@ do {
 
 // MARK: What the test runner hands the app besides stubs
 
-let bridge: LaunchBridge
+let bridge: LaunchOverrides
 do {
-    bridge = try LaunchBridge.current(activation: activation)
+    bridge = try LaunchOverrides.current(activation: activation)
 } catch {
     FileHandle.standardError.write(Data("stubdemo: \(error.description)\n".utf8))
     exit(3)

@@ -94,7 +94,7 @@ struct Serve: AsyncParsableCommand {
         if !(timedOutHold >= 0) { return "--timed-out-hold \(timedOutHold) must not be negative" }
         if let now, Self.date(now) == nil { return "--now '\(now)' is not an ISO 8601 date and time (2026-01-01T12:00:00Z)" }
         if !["http", "https"].contains(upstreamScheme) { return "--upstream-scheme '\(upstreamScheme)' is not http or https" }
-        if RecordConfiguration.Mode(rawValue: recordMode) == nil { return "--record-mode '\(recordMode)' is not one of missing, all, once" }
+        if RecorderConfiguration.Mode(rawValue: recordMode) == nil { return "--record-mode '\(recordMode)' is not one of missing, all, once" }
         return nil
     }
 
@@ -115,7 +115,7 @@ struct Serve: AsyncParsableCommand {
                 printError("--record '\(record)' is not a template name (letters, digits, '_' and '-')")
                 throw ExitCode.badInput
             }
-            let recording = RecordConfiguration(template: record, folder: folder, mode: RecordConfiguration.Mode(rawValue: recordMode)!)
+            let recording = RecorderConfiguration(template: record, folder: folder, mode: RecorderConfiguration.Mode(rawValue: recordMode)!)
             if recording.mode == .once && recording.bundleExists {
                 replay = [record]
                 onMiss = .refuse

@@ -5,18 +5,18 @@ import Foundation
 /// A template `<t>` is the folder `<t>.bundle` or `<t>` in the first search folder that has one:
 /// the folder passed to the API, then each folder in `STUB_BUNDLES_PATH` (colon-separated), then the
 /// main bundle's resources, then `./StubBundles`.
-public struct BundleLocator: Sendable {
-    public var searchFolders: [URL]
+package struct BundleLocator: Sendable {
+    package var searchFolders: [URL]
 
-    public init(searchFolders: [URL]) {
+    package init(searchFolders: [URL]) {
         self.searchFolders = searchFolders
     }
 
     /// The documented search order.
-    public init(explicitFolder: URL? = nil, environment: [String: String], currentDirectory: URL? = nil, includeMainBundle: Bool = true) {
+    package init(explicitFolder: URL? = nil, environment: [String: String], currentDirectory: URL? = nil, includeMainBundle: Bool = true) {
         var folders: [URL] = []
         if let explicitFolder { folders.append(explicitFolder) }
-        if let path = environment[LaunchConfiguration.bundlesPathVariable] {
+        if let path = environment[StubLaunchSettings.bundlesPathVariable] {
             folders += path.split(separator: ":").filter { !$0.isEmpty }.map { URL(fileURLWithPath: String($0), isDirectory: true) }
         }
         if includeMainBundle, let resources = Bundle.main.resourceURL { folders.append(resources) }
@@ -27,7 +27,7 @@ public struct BundleLocator: Sendable {
     }
 
     /// The folder of a template, or `nil` when no search folder has it.
-    public func folder(for template: String) -> URL? {
+    package func folder(for template: String) -> URL? {
         guard Self.isValidTemplateName(template) else { return nil }
         for folder in searchFolders {
             for name in ["\(template).bundle", template] {
@@ -43,13 +43,13 @@ public struct BundleLocator: Sendable {
 
     /// Whether a template name is a plain folder name: no `/`, `\\`, NUL, and not `.` or `..`, so a
     /// launch argument can never name a folder outside the search folders.
-    public static func isValidTemplateName(_ name: String) -> Bool {
+    package static func isValidTemplateName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && !name.contains { $0 == "/" || $0 == "\\" || $0 == "\0" }
     }
 
     /// Every template the search folders hold: folders that hold a rules file. Sorted. (Not every
     /// `*.bundle`: SwiftPM adds a `Package_Target.bundle` of resources to apps, which is no template.)
-    public func availableTemplates() -> [String] {
+    package func availableTemplates() -> [String] {
         var names = Set<String>()
         for folder in searchFolders {
             for url in Self.bundleFolders(in: folder) { names.insert(StubBundle.templateName(ofFolder: url)) }
@@ -59,7 +59,7 @@ public struct BundleLocator: Sendable {
 
     /// The bundle folders directly inside `folder`, sorted by name: those with a rules file, and with
     /// `includingBundlesWithoutRules` (what the linter wants, to report them) every `*.bundle` too.
-    public static func bundleFolders(in folder: URL, includingBundlesWithoutRules: Bool = false) -> [URL] {
+    package static func bundleFolders(in folder: URL, includingBundlesWithoutRules: Bool = false) -> [URL] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
         return entries.sorted().compactMap { name -> URL? in
             let url = folder.appendingPathComponent(name, isDirectory: true)
@@ -72,7 +72,7 @@ public struct BundleLocator: Sendable {
     }
 
     /// Whether `folder` is itself a bundle (holds a rules file, or ends in `.bundle`).
-    public static func isBundle(_ folder: URL) -> Bool {
+    package static func isBundle(_ folder: URL) -> Bool {
         folder.lastPathComponent.hasSuffix(".bundle")
             || RuleKeys.rulesFileNames.contains { FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path) }
     }

@@ -24,25 +24,29 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         case automation = "STUB_AUTOMATION_FLAGS"
 
         /// The launch argument or environment variable name.
-        public var argumentName: String { rawValue }
+        package var argumentName: String { rawValue }
     }
 
     /// The version of the encoding this library writes and reads.
-    public static let encodingVersion = 1
+    package static let encodingVersion = 1
 
     /// Every flag by name.
     public var values: [String: FlagValue]
 
+    /// Flags from a dictionary of typed values.
     public init(_ values: [String: FlagValue] = [:]) {
         self.values = values
     }
 
+    /// Flags from a literal: `["newCheckout": true, "retries": 3]`.
     public init(dictionaryLiteral elements: (String, FlagValue)...) {
         self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 
+    /// Whether no flag is set.
     public var isEmpty: Bool { values.isEmpty }
 
+    /// The flag with this name, or `nil`; setting `nil` removes it.
     public subscript(name: String) -> FlagValue? {
         get { values[name] }
         set { values[name] = newValue }
@@ -54,8 +58,11 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public func int(_ name: String) -> Int? { values[name]?.intValue }
     /// The flag as a Double (any number), or `nil`.
     public func double(_ name: String) -> Double? { values[name]?.doubleValue }
+    /// The flag as a String, or `nil` when absent or of another type.
     public func string(_ name: String) -> String? { values[name]?.stringValue }
+    /// The flag as an array, or `nil` when absent or of another type.
     public func array(_ name: String) -> [FlagValue]? { values[name]?.arrayValue }
+    /// The flag as a dictionary, or `nil` when absent or of another type.
     public func dictionary(_ name: String) -> [String: FlagValue]? { values[name]?.dictionaryValue }
 
     // MARK: Encoding
@@ -85,7 +92,7 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     ///
     /// - Throws: ``StubKitError`` naming the flag when a Double is NaN or infinite (JSON has no form
     ///   for them, and the app could not read them back).
-    public func encoded() throws(StubKitError) -> String {
+    package func encoded() throws(StubKitError) -> String {
         try encoded(as: nil)
     }
 
@@ -142,7 +149,7 @@ public struct LaunchFlags: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     }
 
     /// Reads an encoded value; `source` names the argument or variable in the error.
-    public init(decoding text: String, source: String) throws(StubKitError) {
+    package init(decoding text: String, source: String) throws(StubKitError) {
         let envelope: Envelope
         do {
             envelope = try JSONDecoder().decode(Envelope.self, from: Data(text.utf8))
@@ -185,16 +192,24 @@ public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral,
     case array([FlagValue])
     case dictionary([String: FlagValue])
 
+    /// `true` or `false` written as a flag value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A whole number written as a flag value.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A number with a fraction written as a flag value.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string written as a flag value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal written as a flag value.
     public init(arrayLiteral elements: FlagValue...) { self = .array(elements) }
+    /// A dictionary literal written as a flag value.
     public init(dictionaryLiteral elements: (String, FlagValue)...) {
         self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 
+    /// The value as a Bool, or `nil` for another type.
     public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The value as an Int (a number without a fraction), or `nil`.
     public var intValue: Int? {
         switch self {
         case .int(let value): value
@@ -202,6 +217,7 @@ public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral,
         default: nil
         }
     }
+    /// The value as a Double (any number), or `nil`.
     public var doubleValue: Double? {
         switch self {
         case .int(let value): Double(value)
@@ -209,10 +225,14 @@ public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral,
         default: nil
         }
     }
+    /// The value as a String, or `nil` for another type.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The value as an array, or `nil` for another type.
     public var arrayValue: [FlagValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The value as a dictionary, or `nil` for another type.
     public var dictionaryValue: [String: FlagValue]? { if case .dictionary(let value) = self { value } else { nil } }
 
+    /// Reads a JSON boolean, number, string, array or object; `null` is an error.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -250,6 +270,7 @@ public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral,
         }
     }
 
+    /// Writes the value as its JSON form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

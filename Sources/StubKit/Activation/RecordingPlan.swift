@@ -9,9 +9,9 @@ struct RecordingPlan {
     var replayFolders: [URL] = []
     var killSwitch = false
 
-    init(_ configuration: LaunchConfiguration, locator: BundleLocator) throws(StubKitError) {
+    init(_ configuration: StubLaunchSettings, locator: BundleLocator) throws(StubKitError) {
         guard let settings = configuration.recording else { return }
-        let source = "\(RecordSettings.templateKey)=\(settings.template)"
+        let source = "\(RecordingLaunchSettings.templateKey)=\(settings.template)"
         let folder: URL
         if let path = settings.path {
             folder = URL(fileURLWithPath: path, isDirectory: true)
@@ -20,7 +20,7 @@ struct RecordingPlan {
             // STUB_BUNDLES_PATH, else ./StubBundles.
             folder = first
         } else {
-            throw .invalidLaunchSetting("\(source): no folder to record into; set \(RecordSettings.pathKey) or \(LaunchConfiguration.bundlesPathVariable)")
+            throw .invalidLaunchSetting("\(source): no folder to record into; set \(RecordingLaunchSettings.pathKey) or \(StubLaunchSettings.bundlesPathVariable)")
         }
         let recording = settings.configuration(folder: folder)
         if recording.mode == .once && recording.bundleExists {

@@ -11,8 +11,9 @@ import Foundation
 /// With no `STUB_…` argument or variable it does nothing and returns `nil`, so the production app
 /// behaves exactly as without StubKit.
 public struct StubActivation: Sendable {
+    /// The engine serving the activated bundles.
     public let engine: StubEngine
-    public let configuration: LaunchConfiguration
+    package let configuration: StubLaunchSettings
     /// Where each template was found, in activation order.
     public let folders: [URL]
     /// Notes and warnings from loading (errors make activation throw in strict mode).
@@ -33,7 +34,7 @@ public struct StubActivation: Sendable {
         mode: StubEngine.Mode = .strict,
         register: Bool = true
     ) throws(StubKitError) -> StubActivation? {
-        let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+        let configuration = StubLaunchSettings(arguments: arguments, environment: environment)
         // A STUB_ setting that cannot be read asked for something: an error, never a production start.
         guard !configuration.isEmpty || !configuration.problems.isEmpty else { return nil }
         let locator = BundleLocator(explicitFolder: bundlesFolder, environment: environment)
@@ -43,7 +44,7 @@ public struct StubActivation: Sendable {
     }
 
     /// Loads the templates of a configuration into a new engine without registering it.
-    public static func prepare(_ configuration: LaunchConfiguration, locator: BundleLocator, mode: StubEngine.Mode = .strict) throws(StubKitError) -> StubActivation {
+    package static func prepare(_ configuration: StubLaunchSettings, locator: BundleLocator, mode: StubEngine.Mode = .strict) throws(StubKitError) -> StubActivation {
         if let problem = configuration.problems.first {
             throw .invalidLaunchSetting(problem)
         }
@@ -51,7 +52,7 @@ public struct StubActivation: Sendable {
         var templateFolders: [URL] = []
         for template in configuration.templates {
             guard BundleLocator.isValidTemplateName(template) else {
-                throw .invalidLaunchSetting("\(LaunchConfiguration.templatePrefix)\(template): a template name is the name of a bundle folder, without '/', '\\' or '..'")
+                throw .invalidLaunchSetting("\(StubLaunchSettings.templatePrefix)\(template): a template name is the name of a bundle folder, without '/', '\\' or '..'")
             }
             guard let folder = locator.folder(for: template) else {
                 let available = locator.availableTemplates()

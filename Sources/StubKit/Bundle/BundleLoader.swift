@@ -4,20 +4,20 @@ import Foundation
 ///
 /// The engine and `stublint` both load through here, so they agree on every diagnostic. Loading never
 /// throws and never crashes on bad data: every problem comes back as a ``Diagnostic``.
-public struct BundleLoader: Sendable {
-    public struct Options: Sendable {
+package struct BundleLoader: Sendable {
+    package struct Options: Sendable {
         /// Report legacy keys (`matching_url`, `json_file`, …) as notes.
-        public var reportLegacyKeys: Bool
+        package var reportLegacyKeys: Bool
         /// Parse response files that are, or claim to be, JSON. Costs a read of each file.
-        public var checkResponseBodies: Bool
+        package var checkResponseBodies: Bool
         /// Report files in the bundle folder that no rule names.
-        public var reportUnusedFiles: Bool
+        package var reportUnusedFiles: Bool
         /// Report duplicate and shadowed rules.
-        public var reportRuleOverlaps: Bool
+        package var reportRuleOverlaps: Bool
         /// Diagnostics name files relative to this folder when they lie inside it.
-        public var displayBase: URL?
+        package var displayBase: URL?
 
-        public init(reportLegacyKeys: Bool = true, checkResponseBodies: Bool = false, reportUnusedFiles: Bool = false,
+        package init(reportLegacyKeys: Bool = true, checkResponseBodies: Bool = false, reportUnusedFiles: Bool = false,
                     reportRuleOverlaps: Bool = false, displayBase: URL? = nil) {
             self.reportLegacyKeys = reportLegacyKeys
             self.checkResponseBodies = checkResponseBodies
@@ -27,27 +27,27 @@ public struct BundleLoader: Sendable {
         }
 
         /// What the engine checks when it activates a bundle: everything that decides which rules serve.
-        public static let engine = Options()
+        package static let engine = Options()
         /// Everything: what `stublint` checks.
-        public static let lint = Options(checkResponseBodies: true, reportUnusedFiles: true, reportRuleOverlaps: true)
+        package static let lint = Options(checkResponseBodies: true, reportUnusedFiles: true, reportRuleOverlaps: true)
     }
 
     /// Rules files larger than this are refused rather than read (a rules file is hand-written text).
-    public static let maximumRulesFileSize = 64 << 20
+    package static let maximumRulesFileSize = 64 << 20
 
-    public var options: Options
+    package var options: Options
 
-    public init(options: Options = .engine) {
+    package init(options: Options = .engine) {
         self.options = options
     }
 
     /// A loaded bundle with everything found wrong in it. The bundle holds only the rules without errors.
-    public struct Result: Sendable {
-        public var bundle: StubBundle
-        public var diagnostics: [Diagnostic]
+    package struct Result: Sendable {
+        package var bundle: StubBundle
+        package var diagnostics: [Diagnostic]
     }
 
-    public func load(folder: URL) -> Result {
+    package func load(folder: URL) -> Result {
         let folder = folder.standardizedFileURL
         let template = StubBundle.templateName(ofFolder: folder)
         var diagnostics: [Diagnostic] = []
@@ -134,7 +134,7 @@ public struct BundleLoader: Sendable {
     }
 
     /// Parses a rules file by its extension: JSON, or an XML or binary property list.
-    public static func parse(_ data: Data, fileName: String) throws(SourceSyntaxError) -> SourceValue {
+    package static func parse(_ data: Data, fileName: String) throws(SourceSyntaxError) -> SourceValue {
         if fileName.hasSuffix(".json") {
             return try JSONSourceParser().parse(data)
         }

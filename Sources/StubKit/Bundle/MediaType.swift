@@ -1,8 +1,8 @@
 import Foundation
 
 /// Content types inferred from response file extensions.
-public enum MediaType {
-    public static func forExtension(_ ext: String) -> String {
+package enum MediaType {
+    package static func forExtension(_ ext: String) -> String {
         switch ext.lowercased() {
         case "json": return "application/json"
         case "xml": return "application/xml"
@@ -22,7 +22,7 @@ public enum MediaType {
         }
     }
 
-    public static func isJSON(_ contentType: String?) -> Bool {
+    package static func isJSON(_ contentType: String?) -> Bool {
         guard let type = contentType?.lowercased() else { return false }
         let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
         return essence == "application/json" || essence.hasSuffix("+json")

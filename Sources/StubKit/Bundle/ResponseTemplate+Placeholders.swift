@@ -3,8 +3,8 @@ import Foundation
 /// Rendering without a request, for checks that read a templated body (`stublint lint --openapi`).
 extension ResponseTemplate {
     /// One placeholder as the template writes it, and how its value goes in.
-    public struct Placeholder: Sendable, Hashable, CustomStringConvertible {
-        public enum Insertion: Sendable, Hashable {
+    package struct Placeholder: Sendable, Hashable, CustomStringConvertible {
+        package enum Insertion: Sendable, Hashable {
             /// Inside a JSON string, or as plain text: the value is always text there.
             case text
             /// As a JSON value whose type the request decides (`| json`, or unfiltered outside a string).
@@ -14,16 +14,16 @@ extension ResponseTemplate {
         }
 
         /// `{{path.id}}`, `{{body.total | number}}`, as it would be written.
-        public var written: String
-        public var insertion: Insertion
+        package var written: String
+        package var insertion: Insertion
         /// Whether the placeholder stands inside a JSON string (so its value only adds text to it).
-        public var insideString: Bool
+        package var insideString: Bool
 
-        public var description: String { written }
+        package var description: String { written }
     }
 
     /// The placeholders in order, each with how its value goes in.
-    public var placeholders: [Placeholder] {
+    package var placeholders: [Placeholder] {
         parts.compactMap { part in
             guard case .field(let field, let filter, let insertion) = part else { return nil }
             return Self.placeholder(field, filter, insertion)
@@ -31,7 +31,7 @@ extension ResponseTemplate {
     }
 
     /// The output with each placeholder replaced by `value(index, placeholder)`, written as it is.
-    public func render(placeholderValue value: (Int, Placeholder) -> String) -> String {
+    package func render(placeholderValue value: (Int, Placeholder) -> String) -> String {
         var out = ""
         var index = 0
         for part in parts {

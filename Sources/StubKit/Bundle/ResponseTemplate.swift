@@ -11,9 +11,9 @@ import Foundation
 /// | `{{now}}`, `{{now.epoch}}`, `{{now.date}}` | the engine's "now" (`STUB_NOW`): ISO 8601, seconds since 1970, `yyyy-MM-dd` |
 /// | `{{request.method}}`, `{{request.url}}`, `{{request.path}}`, `{{request.host}}` | the request itself |
 /// | `{{hit}}` | how many times the rule answered before (0 for the first request) |
-public struct ResponseTemplate: Sendable, Hashable {
+package struct ResponseTemplate: Sendable, Hashable {
     /// What the template's output is, which decides how values are written into it.
-    public enum Syntax: Sendable, Hashable {
+    package enum Syntax: Sendable, Hashable {
         /// Plain text (a text body, a header): values go in as they are.
         case text
         /// JSON (a `json` body, a JSON response file or body): inside a string, values are escaped so
@@ -63,23 +63,23 @@ public struct ResponseTemplate: Sendable, Hashable {
     let parts: [Part]
 
     /// Whether the template counts the rule's answers (`{{hit}}`), so the engine must count them.
-    public var usesHitCount: Bool {
+    package var usesHitCount: Bool {
         parts.contains { if case .field(.hit, _, _) = $0 { return true } else { return false } }
     }
 
     /// Why a template cannot be used, found at load time.
-    public struct Problem: Error, Sendable {
-        public var message: String
-        public var fix: String?
+    package struct Problem: Error, Sendable {
+        package var message: String
+        package var fix: String?
     }
 
     /// Every problem in one template, so all are reported together.
-    public struct Problems: Error, Sendable {
-        public var problems: [Problem]
+    package struct Problems: Error, Sendable {
+        package var problems: [Problem]
     }
 
     /// Parses a template; `pathParameters` are the names the rule's path captures.
-    public init(parsing text: String, pathParameters: Set<String>?, syntax: Syntax = .text) throws(Problems) {
+    package init(parsing text: String, pathParameters: Set<String>?, syntax: Syntax = .text) throws(Problems) {
         var parts: [Part] = []
         var problems: [Problem] = []
         let bytes = Array(text.utf8)

@@ -242,7 +242,7 @@ struct RulesDecoder {
             Set(pattern.components.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } })
         }
         if isTemplate { response.template = templates(for: response, pathParameters: pathParameters, keyPath: keyPath, entries: entries) }
-        response.prepare()
+        response.cacheHeaderFields()
 
         var sequence: ResponseSequence? = nil
         if let responseItems, !responseItems.isEmpty {
@@ -266,7 +266,7 @@ struct RulesDecoder {
                 }
                 checkBodySources(itemSources, error: itemResponse.error, keyPath: itemPath)
                 if isTemplate { itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath, entries: itemEntries + entries) }
-                itemResponse.prepare()
+                itemResponse.cacheHeaderFields()
                 responses.append(itemResponse)
             }
             if !responses.isEmpty {

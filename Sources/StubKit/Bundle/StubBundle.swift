@@ -1,14 +1,14 @@
 import Foundation
 
 /// A loaded stub bundle: its template name, folder, rules file and rules. Immutable once loaded.
-public struct StubBundle: Sendable {
+package struct StubBundle: Sendable {
     /// The template name that `STUB_API_CALLS_<template>` uses: the folder name without `.bundle`.
-    public var template: String
-    public var folder: URL
-    public var rulesFile: URL?
-    public var rules: [StubRule]
+    package var template: String
+    package var folder: URL
+    package var rulesFile: URL?
+    package var rules: [StubRule]
 
-    public init(template: String, folder: URL, rulesFile: URL?, rules: [StubRule]) {
+    package init(template: String, folder: URL, rulesFile: URL?, rules: [StubRule]) {
         self.template = template
         self.folder = folder
         self.rulesFile = rulesFile
@@ -16,7 +16,7 @@ public struct StubBundle: Sendable {
     }
 
     /// The template name a folder stands for: `restaurants.bundle` and `restaurants` are both `restaurants`.
-    public static func templateName(ofFolder folder: URL) -> String {
+    package static func templateName(ofFolder folder: URL) -> String {
         let name = folder.lastPathComponent
         return name.hasSuffix(".bundle") ? String(name.dropLast(".bundle".count)) : name
     }

@@ -6,7 +6,7 @@ import Foundation
 /// rule is copied several times per request, and copying its twenty-odd strings, arrays and
 /// dictionaries each time was about 10k instructions per request (callgrind, docs/benchmarks.md). A
 /// copy is now one reference count; changing a rule gives it a new box, so copies never see it.
-public struct StubRule: Sendable {
+package struct StubRule: Sendable {
     /// Its parts, in one shared box (``SharedParts``): read through `_read` accessors, which borrow.
     private var storage: SharedParts<Parts>
 
@@ -21,41 +21,41 @@ public struct StubRule: Sendable {
     }
 
     /// The name used in reports: the rule's `name`, or `METHOD path` when it has none.
-    public var name: String? {
+    package var name: String? {
         _read { yield storage.parts.name }
         set { storage.change { $0.name = newValue } }
     }
     /// Where the rule is written.
-    public var source: RuleSource {
+    package var source: RuleSource {
         _read { yield storage.parts.source }
         set { storage.change { $0.source = newValue } }
     }
-    public var request: RequestConditions {
+    package var request: RequestConditions {
         _read { yield storage.parts.request }
         set { storage.change { $0.request = newValue } }
     }
     /// The response, or the first of a sequence.
-    public var response: StubResponse {
+    package var response: StubResponse {
         _read { yield storage.parts.response }
         set { storage.change { $0.response = newValue } }
     }
     /// Responses used in order on repeated requests (`responses`), when the rule has more than one.
-    public var sequence: ResponseSequence? {
+    package var sequence: ResponseSequence? {
         _read { yield storage.parts.sequence }
         set { storage.change { $0.sequence = newValue } }
     }
     /// The scenario state to move to after answering (`setState`), in `request.scenario`'s scenario.
-    public var newState: String? {
+    package var newState: String? {
         _read { yield storage.parts.newState }
         set { storage.change { $0.newState = newValue } }
     }
     /// Higher first. Defaults to 0.
-    public var priority: Int {
+    package var priority: Int {
         _read { yield storage.parts.priority }
         set { storage.change { $0.priority = newValue } }
     }
 
-    public init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse,
+    package init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse,
                 sequence: ResponseSequence? = nil, newState: String? = nil, priority: Int = 0) {
         storage = SharedParts(Parts(name: name, source: source, request: request, response: response, sequence: sequence,
                                 newState: newState, priority: priority))
@@ -70,7 +70,7 @@ public struct StubRule: Sendable {
     }
 
     /// A short label for logs and reports.
-    public var displayName: String {
+    package var displayName: String {
         RuleLabel(self).text
     }
 
@@ -79,15 +79,15 @@ public struct StubRule: Sendable {
 }
 
 /// Where a rule is written: the file, the position of its dictionary, its index and key path.
-public struct RuleSource: Sendable, Hashable {
-    public var file: String
-    public var position: SourcePosition?
+package struct RuleSource: Sendable, Hashable {
+    package var file: String
+    package var position: SourcePosition?
     /// The rule's index in the file's rule list, from 0.
-    public var index: Int
+    package var index: Int
     /// `rules[3]` or `[3]`, depending on the top level of the file.
-    public var keyPath: String
+    package var keyPath: String
 
-    public init(file: String, position: SourcePosition?, index: Int, keyPath: String) {
+    package init(file: String, position: SourcePosition?, index: Int, keyPath: String) {
         self.file = file
         self.position = position
         self.index = index
@@ -95,36 +95,36 @@ public struct RuleSource: Sendable, Hashable {
     }
 
     /// `file:line:column`, or `file (keyPath)` when the format has no positions.
-    public var locationDescription: String {
+    package var locationDescription: String {
         if let position { return "\(file):\(position.line):\(position.column)" }
         return "\(file) (\(keyPath))"
     }
 }
 
 /// The conditions a request must meet for a rule to answer it. All present conditions must hold.
-public struct RequestConditions: Sendable, Hashable {
+package struct RequestConditions: Sendable, Hashable {
     /// Upper-cased methods; `nil` means any method.
-    public var methods: Set<String>?
-    public var path: PathPattern?
+    package var methods: Set<String>?
+    package var path: PathPattern?
     /// An unanchored regular expression over the absolute URL (`matching_url`).
-    public var urlPattern: RegexPattern?
+    package var urlPattern: RegexPattern?
     /// Lower-cased host; `nil` means any host.
-    public var host: String?
+    package var host: String?
     /// Lower-cased scheme (`http`, `https`); `nil` means any.
-    public var scheme: String?
+    package var scheme: String?
     /// Conditions on query items, by name. Names and `equals` values are kept in comparison form
     /// (``PercentEncoding``: `%2B` stays an escape, other escapes decoded), as the request's are compared.
-    public var query: [String: ValueMatcher] {
+    package var query: [String: ValueMatcher] {
         didSet { query = Self.comparable(query) }
     }
     /// Conditions on request headers, by name (compared case-insensitively).
-    public var headers: [String: ValueMatcher]
+    package var headers: [String: ValueMatcher]
     /// Conditions on the request body; all must hold.
-    public var body: [BodyMatcher]
+    package var body: [BodyMatcher]
     /// The scenario and the state it must be in (`scenario` + `whenState`).
-    public var scenarioState: ScenarioCondition?
+    package var scenarioState: ScenarioCondition?
 
-    public init(
+    package init(
         methods: Set<String>? = nil,
         path: PathPattern? = nil,
         urlPattern: RegexPattern? = nil,
@@ -183,7 +183,7 @@ public struct RequestConditions: Sendable, Hashable {
 
 /// Printed, dumped and shown in test failures with its parts, not its box.
 extension StubRule: CustomReflectable {
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["name": name as Any, "source": source, "request": request, "response": response,
                                 "sequence": sequence as Any, "newState": newState as Any, "priority": priority],
                displayStyle: .struct)
@@ -214,18 +214,18 @@ struct RuleLabel: Sendable {
 }
 
 /// A named scenario and the state it must be in for a rule to match.
-public struct ScenarioCondition: Sendable, Hashable {
-    public var scenario: String
+package struct ScenarioCondition: Sendable, Hashable {
+    package var scenario: String
     /// `nil` when the rule only sets the state (`setState` without `whenState`).
-    public var state: String?
+    package var state: String?
 
     /// Every scenario starts here, and returns here when the engine is reset.
-    public static let initialState = "Started"
+    package static let initialState = "Started"
 }
 
 /// Responses given in order to repeated requests, and what happens when they run out.
-public struct ResponseSequence: Sendable {
-    public enum Exhausted: String, Sendable, CaseIterable {
+package struct ResponseSequence: Sendable {
+    package enum Exhausted: String, Sendable, CaseIterable {
         /// Keep giving the last response (the default).
         case repeatLast
         /// Start again from the first.
@@ -234,11 +234,11 @@ public struct ResponseSequence: Sendable {
         case fail
     }
 
-    public var responses: [StubResponse]
-    public var whenExhausted: Exhausted
+    package var responses: [StubResponse]
+    package var whenExhausted: Exhausted
 
     /// The response for the n-th request (from 0), or `nil` when the sequence is used up and fails.
-    public func response(forHit n: Int) -> StubResponse? {
+    package func response(forHit n: Int) -> StubResponse? {
         if n < responses.count { return responses[n] }
         switch whenExhausted {
         case .repeatLast: return responses.last
@@ -249,24 +249,24 @@ public struct ResponseSequence: Sendable {
 }
 
 /// What a rule answers with: a response, or a simulated network failure.
-public struct StubResponse: Sendable {
-    public var status: Int
+package struct StubResponse: Sendable {
+    package var status: Int
     /// Response headers in the order written; `Content-Type` and `Content-Length` are added when absent.
-    public var headers: [(name: String, value: String)] { didSet { preparedHeaderFields = nil } }
-    public var body: ResponseBody { didSet { preparedHeaderFields = nil } }
-    public var contentType: String? { didSet { preparedHeaderFields = nil } }
+    package var headers: [(name: String, value: String)] { didSet { cachedHeaderFields = nil } }
+    package var body: ResponseBody { didSet { cachedHeaderFields = nil } }
+    package var contentType: String? { didSet { cachedHeaderFields = nil } }
     /// Seconds to wait before the response starts.
-    public var delay: TimeInterval
+    package var delay: TimeInterval
     /// A random delay in this range instead, drawn from the engine's seeded generator.
-    public var delayRange: ClosedRange<TimeInterval>?
+    package var delayRange: ClosedRange<TimeInterval>?
     /// Bandwidth limit in bytes per second; the body then takes `length / throttle` seconds.
-    public var throttle: Int?
+    package var throttle: Int?
     /// The body and headers as templates (`{{path.id}}`, `{{query.q}}`, `{{now}}`, …), when the rule says `template`.
-    public var template: ResponseTemplates? { didSet { preparedHeaderFields = nil } }
+    package var template: ResponseTemplates? { didSet { cachedHeaderFields = nil } }
     /// When set, the request fails with this error instead of receiving a response.
-    public var error: SimulatedNetworkError?
+    package var error: SimulatedNetworkError?
 
-    public init(
+    package init(
         status: Int = 200,
         headers: [(name: String, value: String)] = [],
         body: ResponseBody = .empty,
@@ -289,7 +289,7 @@ public struct StubResponse: Sendable {
     }
 
     /// Whether the response redirects (3xx with a `Location` header).
-    public var redirectLocation: String? {
+    package var redirectLocation: String? {
         guard (300...399).contains(status), status != 304 else { return nil }
         return headers.first { $0.name.lowercased() == "location" }?.value
     }
@@ -297,14 +297,14 @@ public struct StubResponse: Sendable {
     /// The headers sent, without `Content-Length` (computed from the body when it is sent): the rule's
     /// headers, then `Content-Type` when they have none. Built on each call; the engine keeps a copy
     /// per rule so serving does not build it again.
-    public var headerFields: [String: String] {
-        if let prepared = preparedHeaderFields { return prepared }
+    package var headerFields: [String: String] {
+        if let prepared = cachedHeaderFields { return prepared }
         return Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
     }
 
     /// Headers computed once when the rule is loaded (or activated); changing anything they are made
     /// from drops them, so they never go stale.
-    var preparedHeaderFields: [String: String]?
+    var cachedHeaderFields: [String: String]?
 
     static func buildHeaderFields(headers: [(name: String, value: String)], contentType: String?) -> [String: String] {
         // Room for Content-Type and Content-Length too: growing by one rehashed once per rule at load.
@@ -321,7 +321,7 @@ public struct StubResponse: Sendable {
     }
 
     /// Computes the header fields once, for serving.
-    mutating func prepare() {
+    mutating func cacheHeaderFields() {
         var fields = Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
         // An inline body's length is known now; a file's is read when served (the file may change).
         if template?.body == nil {
@@ -331,11 +331,11 @@ public struct StubResponse: Sendable {
             case .file: break
             }
         }
-        preparedHeaderFields = fields
+        cachedHeaderFields = fields
     }
 
     /// The content type sent: the rule's, else one inferred from the response file's extension.
-    public var effectiveContentType: String? {
+    package var effectiveContentType: String? {
         if let contentType { return contentType }
         if let header = headers.first(where: { $0.name.lowercased() == "content-type" }) {
             return header.value
@@ -349,24 +349,24 @@ public struct StubResponse: Sendable {
 }
 
 /// The templated parts of a response, parsed when the bundle is loaded.
-public struct ResponseTemplates: Sendable {
-    public var body: ResponseTemplate?
+package struct ResponseTemplates: Sendable {
+    package var body: ResponseTemplate?
     /// Header name to template, for headers that hold a placeholder.
-    public var headers: [String: ResponseTemplate]
+    package var headers: [String: ResponseTemplate]
 
-    public init(body: ResponseTemplate? = nil, headers: [String: ResponseTemplate] = [:]) {
+    package init(body: ResponseTemplate? = nil, headers: [String: ResponseTemplate] = [:]) {
         self.body = body
         self.headers = headers
     }
 
     /// Whether any part shows `{{hit}}`.
-    public var usesHitCount: Bool {
+    package var usesHitCount: Bool {
         body?.usesHitCount == true || headers.values.contains { $0.usesHitCount }
     }
 }
 
 /// Where a response body comes from.
-public enum ResponseBody: Sendable {
+package enum ResponseBody: Sendable {
     case empty
     /// Text or bytes written in the rules file (`body`, `inline_response`).
     case inline(Data)
@@ -377,7 +377,7 @@ public enum ResponseBody: Sendable {
 }
 
 /// The network failures a rule can simulate, by the names used in rules files.
-public enum SimulatedNetworkError: String, Sendable, CaseIterable {
+package enum SimulatedNetworkError: String, Sendable, CaseIterable {
     case notConnectedToInternet
     case timedOut
     case networkConnectionLost
@@ -389,7 +389,7 @@ public enum SimulatedNetworkError: String, Sendable, CaseIterable {
     case cancelled
     case resourceUnavailable
 
-    public var code: URLError.Code {
+    package var code: URLError.Code {
         switch self {
         case .notConnectedToInternet: return .notConnectedToInternet
         case .timedOut: return .timedOut

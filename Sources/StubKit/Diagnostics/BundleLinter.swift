@@ -3,23 +3,23 @@ import Foundation
 /// Checks bundles the way `stublint` does: every diagnostic the engine reports, plus the checks that
 /// need the whole bundle (unused files, duplicate and shadowed rules, response bodies) or the whole
 /// folder of bundles (template names that differ only in case).
-public struct BundleLinter: Sendable {
-    public var options: BundleLoader.Options
+package struct BundleLinter: Sendable {
+    package var options: BundleLoader.Options
 
-    public init(options: BundleLoader.Options = .lint) {
+    package init(options: BundleLoader.Options = .lint) {
         self.options = options
     }
 
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// The bundle folders checked, in order.
-        public var bundles: [URL]
-        public var diagnostics: [Diagnostic]
+        package var bundles: [URL]
+        package var diagnostics: [Diagnostic]
         /// Rules that loaded without errors, over all bundles.
-        public var ruleCount: Int
+        package var ruleCount: Int
     }
 
     /// Lints `path`: one bundle folder, or a folder whose sub-folders are bundles.
-    public func lint(_ path: URL) -> Report {
+    package func lint(_ path: URL) -> Report {
         let loader = BundleLoader(options: options)
         let path = path.standardizedFileURL
         var isDirectory: ObjCBool = false

@@ -5,6 +5,7 @@ import Foundation
 /// `file:line:column: error: message [SK012]`, with the key path (`rules[3].status`) that names the
 /// value for formats that have no positions, and a fix where one is obvious.
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// How serious a diagnostic is; errors stop a bundle from activating in strict mode.
     public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable {
         case note, warning, error
 
@@ -16,29 +17,33 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
+        /// Notes before warnings before errors.
         public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
     }
 
+    /// The stable code (`SK012`), the same across releases.
     public var code: DiagnosticCode
+    /// How serious it is.
     public var severity: Severity
     /// The file the problem is in (a rules file, a response file, or the bundle folder).
     public var file: String
-    public var position: SourcePosition?
+    package var position: SourcePosition?
     /// The path of the offending value inside the rules file, such as `rules[3].status`; empty for the whole file.
     public var keyPath: String
+    /// What is wrong, in one sentence.
     public var message: String
     /// How to fix it, when there is one obvious fix.
     public var fix: String?
     /// A second place involved (the earlier rule that shadows this one, the other rules file).
-    public var related: RelatedLocation?
+    package var related: RelatedLocation?
 
-    public struct RelatedLocation: Sendable, Hashable {
-        public var file: String
-        public var position: SourcePosition?
-        public var keyPath: String
-        public var message: String
+    package struct RelatedLocation: Sendable, Hashable {
+        package var file: String
+        package var position: SourcePosition?
+        package var keyPath: String
+        package var message: String
 
-        public init(file: String, position: SourcePosition?, keyPath: String, message: String) {
+        package init(file: String, position: SourcePosition?, keyPath: String, message: String) {
             self.file = file
             self.position = position
             self.keyPath = keyPath
@@ -46,7 +51,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public init(
+    package init(
         _ code: DiagnosticCode,
         severity: Severity? = nil,
         file: String,
@@ -79,11 +84,13 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Array where Element == Diagnostic {
+    /// Whether any diagnostic is an error.
     public var hasErrors: Bool { contains { $0.severity == .error } }
+    /// The errors alone.
     public var errors: [Diagnostic] { filter { $0.severity == .error } }
 
     /// Sorted by file, then position, then key path: the order a reader expects, whatever the order found.
-    public func sortedForDisplay() -> [Diagnostic] {
+    package func sortedForDisplay() -> [Diagnostic] {
         sorted {
             if $0.file != $1.file { return $0.file < $1.file }
             let l = $0.position ?? SourcePosition(line: 0, column: 0)

@@ -3,10 +3,14 @@
 /// Codes never change meaning once published: scripts and CI filters match on them. `docs/diagnostics.md`
 /// describes each one with an example.
 public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code as printed: `SK` and three digits.
     public var rawValue: String
+    /// The severity the code is reported with.
     public var defaultSeverity: Diagnostic.Severity
+    /// What the code means, in one line (as listed in `docs/diagnostics.md`).
     public var summary: String
 
+    /// The known code with this text (`"SK012"`), or `nil`.
     public init?(rawValue: String) {
         guard let known = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
         self = known
@@ -18,74 +22,77 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         self.summary = summary
     }
 
+    /// The code as printed (`SK012`).
     public var description: String { rawValue }
 
+    /// Codes are equal when their text is.
     public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    /// Hashes the code's text.
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     // MARK: Files and syntax
-    public static let unreadableFile = DiagnosticCode("SK001", .error, "a file or folder cannot be read")
-    public static let malformedFile = DiagnosticCode("SK002", .error, "the rules file is not valid JSON or property list")
-    public static let multipleRulesFiles = DiagnosticCode("SK003", .error, "a bundle folder holds more than one rules file")
-    public static let missingRulesFile = DiagnosticCode("SK004", .error, "a bundle folder holds no rules file")
-    public static let invalidTopLevel = DiagnosticCode("SK005", .error, "the top level is neither a list of rules nor a dictionary with 'rules'")
-    public static let emptyBundle = DiagnosticCode("SK006", .warning, "the bundle has no rules")
-    public static let wideEncoding = DiagnosticCode("SK007", .note, "a rules file in UTF-16 or UTF-32: read, but UTF-8 is what other tools and diffs expect")
+    package static let unreadableFile = DiagnosticCode("SK001", .error, "a file or folder cannot be read")
+    package static let malformedFile = DiagnosticCode("SK002", .error, "the rules file is not valid JSON or property list")
+    package static let multipleRulesFiles = DiagnosticCode("SK003", .error, "a bundle folder holds more than one rules file")
+    package static let missingRulesFile = DiagnosticCode("SK004", .error, "a bundle folder holds no rules file")
+    package static let invalidTopLevel = DiagnosticCode("SK005", .error, "the top level is neither a list of rules nor a dictionary with 'rules'")
+    package static let emptyBundle = DiagnosticCode("SK006", .warning, "the bundle has no rules")
+    package static let wideEncoding = DiagnosticCode("SK007", .note, "a rules file in UTF-16 or UTF-32: read, but UTF-8 is what other tools and diffs expect")
 
     // MARK: Keys and values
-    public static let unknownKey = DiagnosticCode("SK010", .error, "a key StubKit does not know (often a typo)")
-    public static let wrongType = DiagnosticCode("SK011", .error, "a value has the wrong type")
-    public static let missingKey = DiagnosticCode("SK012", .error, "a required key is missing")
-    public static let invalidStatus = DiagnosticCode("SK013", .error, "a status code outside 100...599")
-    public static let unknownMethod = DiagnosticCode("SK014", .error, "an HTTP method that is not a valid token")
-    public static let invalidPathPattern = DiagnosticCode("SK015", .error, "a path pattern that cannot be parsed")
-    public static let invalidRegex = DiagnosticCode("SK016", .error, "a regular expression that does not compile")
-    public static let negativeDelay = DiagnosticCode("SK017", .error, "a negative or non-finite delay")
-    public static let unknownError = DiagnosticCode("SK018", .error, "an unknown simulated network error")
-    public static let conflictingKeys = DiagnosticCode("SK019", .error, "keys that cannot be used together")
-    public static let duplicateKey = DiagnosticCode("SK020", .error, "the same key twice in one dictionary")
-    public static let invalidValue = DiagnosticCode("SK021", .error, "a value of the right type that is not allowed")
+    package static let unknownKey = DiagnosticCode("SK010", .error, "a key StubKit does not know (often a typo)")
+    package static let wrongType = DiagnosticCode("SK011", .error, "a value has the wrong type")
+    package static let missingKey = DiagnosticCode("SK012", .error, "a required key is missing")
+    package static let invalidStatus = DiagnosticCode("SK013", .error, "a status code outside 100...599")
+    package static let unknownMethod = DiagnosticCode("SK014", .error, "an HTTP method that is not a valid token")
+    package static let invalidPathPattern = DiagnosticCode("SK015", .error, "a path pattern that cannot be parsed")
+    package static let invalidRegex = DiagnosticCode("SK016", .error, "a regular expression that does not compile")
+    package static let negativeDelay = DiagnosticCode("SK017", .error, "a negative or non-finite delay")
+    package static let unknownError = DiagnosticCode("SK018", .error, "an unknown simulated network error")
+    package static let conflictingKeys = DiagnosticCode("SK019", .error, "keys that cannot be used together")
+    package static let duplicateKey = DiagnosticCode("SK020", .error, "the same key twice in one dictionary")
+    package static let invalidValue = DiagnosticCode("SK021", .error, "a value of the right type that is not allowed")
 
     // MARK: Response files
-    public static let missingResponseFile = DiagnosticCode("SK030", .error, "a response file that does not exist")
-    public static let responseOutsideBundle = DiagnosticCode("SK031", .error, "a response file outside the bundle folder")
-    public static let invalidJSONResponse = DiagnosticCode("SK032", .error, "a response file that should be JSON and is not")
-    public static let unusedFile = DiagnosticCode("SK033", .warning, "a file in the bundle that no rule uses")
+    package static let missingResponseFile = DiagnosticCode("SK030", .error, "a response file that does not exist")
+    package static let responseOutsideBundle = DiagnosticCode("SK031", .error, "a response file outside the bundle folder")
+    package static let invalidJSONResponse = DiagnosticCode("SK032", .error, "a response file that should be JSON and is not")
+    package static let unusedFile = DiagnosticCode("SK033", .warning, "a file in the bundle that no rule uses")
 
     // MARK: Rules as a set
-    public static let duplicateRule = DiagnosticCode("SK040", .warning, "two rules with the same request conditions")
-    public static let shadowedRule = DiagnosticCode("SK041", .warning, "a rule that can never match because an earlier one always does")
-    public static let caseCollidingTemplates = DiagnosticCode("SK042", .error, "template names that differ only in case")
+    package static let duplicateRule = DiagnosticCode("SK040", .warning, "two rules with the same request conditions")
+    package static let shadowedRule = DiagnosticCode("SK041", .warning, "a rule that can never match because an earlier one always does")
+    package static let caseCollidingTemplates = DiagnosticCode("SK042", .error, "template names that differ only in case")
 
     // MARK: Legacy format
-    public static let legacyKey = DiagnosticCode("SK050", .note, "a legacy key with a current equivalent")
+    package static let legacyKey = DiagnosticCode("SK050", .note, "a legacy key with a current equivalent")
 
     // MARK: Templates
-    public static let unknownTemplateField = DiagnosticCode("SK070", .error, "a template placeholder that names an unknown field")
+    package static let unknownTemplateField = DiagnosticCode("SK070", .error, "a template placeholder that names an unknown field")
 
     // MARK: Activation
-    public static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
+    package static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
 
     // MARK: Values that can never work (added with issue 10)
-    public static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
-    public static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
-    public static let plusInQueryValue = DiagnosticCode("SK024", .note, "a written query value with '+', which matches only a '+' sent as is, not '%2B'")
+    package static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
+    package static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
+    package static let plusInQueryValue = DiagnosticCode("SK024", .note, "a written query value with '+', which matches only a '+' sent as is, not '%2B'")
     // MARK: Matching cost
-    public static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
-    public static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
+    package static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
+    package static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
 
     // MARK: Against an OpenAPI document (`stublint lint --openapi`; added with issue 16)
-    public static let unreadableSpec = DiagnosticCode("SK200", .error, "the OpenAPI document cannot be read or is not OpenAPI 3.0, 3.1 or 3.2")
-    public static let operationNotFound = DiagnosticCode("SK201", .error, "the rule's method and path (and host) match no operation of the OpenAPI document")
-    public static let pathParameterMismatch = DiagnosticCode("SK202", .error, "a literal path segment where the operation has a parameter, and the value does not fit the parameter's schema")
-    public static let undocumentedStatus = DiagnosticCode("SK203", .error, "a status the operation does not document (and it has no 'default' response)")
-    public static let undocumentedContentType = DiagnosticCode("SK204", .error, "a content type the documented response does not list")
-    public static let bodySchemaViolation = DiagnosticCode("SK205", .error, "a response body that does not validate against the documented schema")
-    public static let placeholderDecidesType = DiagnosticCode("SK206", .note, "in a templated body, a placeholder decides a value's type at serve time, so the schema cannot check it")
-    public static let operationNotStubbed = DiagnosticCode("SK207", .note, "an operation of the OpenAPI document that no rule stubs (with --coverage)")
-    public static let ruleNotChecked = DiagnosticCode("SK208", .note, "a rule the OpenAPI checks cannot place (a urlRegex, a '**' path, a body that is not JSON)")
+    package static let unreadableSpec = DiagnosticCode("SK200", .error, "the OpenAPI document cannot be read or is not OpenAPI 3.0, 3.1 or 3.2")
+    package static let operationNotFound = DiagnosticCode("SK201", .error, "the rule's method and path (and host) match no operation of the OpenAPI document")
+    package static let pathParameterMismatch = DiagnosticCode("SK202", .error, "a literal path segment where the operation has a parameter, and the value does not fit the parameter's schema")
+    package static let undocumentedStatus = DiagnosticCode("SK203", .error, "a status the operation does not document (and it has no 'default' response)")
+    package static let undocumentedContentType = DiagnosticCode("SK204", .error, "a content type the documented response does not list")
+    package static let bodySchemaViolation = DiagnosticCode("SK205", .error, "a response body that does not validate against the documented schema")
+    package static let placeholderDecidesType = DiagnosticCode("SK206", .note, "in a templated body, a placeholder decides a value's type at serve time, so the schema cannot check it")
+    package static let operationNotStubbed = DiagnosticCode("SK207", .note, "an operation of the OpenAPI document that no rule stubs (with --coverage)")
+    package static let ruleNotChecked = DiagnosticCode("SK208", .note, "a rule the OpenAPI checks cannot place (a urlRegex, a '**' path, a body that is not JSON)")
 
-    public static let all: [DiagnosticCode] = [
+    package static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle, .wideEncoding,
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,

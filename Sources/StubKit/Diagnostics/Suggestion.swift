@@ -1,5 +1,5 @@
 /// Did-you-mean suggestions by edit distance, as swift-argument-parser offers them.
-public enum Suggestion {
+package enum Suggestion {
     /// Keys people bring from other stub tools (WireMock, Mockoon, OHHTTPStubs helpers), lowercased,
     /// with the StubKit key they mean. Edit distance cannot find these: `statusCode` is 4 edits from `status`.
     static let aliases: [String: String] = [
@@ -19,7 +19,7 @@ public enum Suggestion {
     ///
     /// Cost is bounded by the candidates' lengths, not the word's: a word much longer than every
     /// candidate cannot be within the typo limit, so a 1 MB unknown key costs one pass over its bytes.
-    public static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
+    package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let candidates = Array(candidates)
         let longest = candidates.map(\.utf8.count).max() ?? 0
         // A typo is at most a third of the word away; far longer words are not typos of any candidate.

@@ -18,6 +18,7 @@ public final class StubEngine: Sendable {
         case lenient
     }
 
+    /// Whether bundles with errors are refused or partly served.
     public let mode: Mode
     /// The fixed "now" that templates see (`STUB_NOW`); `nil` means the real clock.
     public let fixedNow: Date?
@@ -43,9 +44,25 @@ public final class StubEngine: Sendable {
         var hits: [RuleIndex.RuleKey: Int] = [:]
     }
 
-    public init(mode: Mode = .strict, killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0,
-                loaderOptions: BundleLoader.Options = .engine, journalLimits: StubJournal.Limits = .default,
-                recorder: Recorder? = nil) {
+    /// An engine with no active bundle.
+    ///
+    /// - Parameters:
+    ///   - mode: whether a bundle with errors is refused (``Mode/strict``) or its sound rules are served.
+    ///   - killSwitch: fail every request no rule answers instead of letting it reach the network.
+    ///   - now: the time templates see; `nil` for the real clock.
+    ///   - seed: the seed of random delays, so a run can be repeated exactly.
+    ///   - journalLimits: how many entries and body bytes the journal keeps.
+    ///   - recorder: records what goes to the network into a bundle (record mode).
+    public convenience init(mode: Mode = .strict, killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0,
+                            journalLimits: StubJournal.Limits = .default, recorder: Recorder? = nil) {
+        self.init(mode: mode, killSwitch: killSwitch, now: now, seed: seed, loaderOptions: .engine,
+                  journalLimits: journalLimits, recorder: recorder)
+    }
+
+    /// The same, loading bundles with other checks (the linter's, for example).
+    package init(mode: Mode = .strict, killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0,
+                 loaderOptions: BundleLoader.Options, journalLimits: StubJournal.Limits = .default,
+                 recorder: Recorder? = nil) {
         self.journal = StubJournal(limits: journalLimits)
         self.recorder = recorder
         self.mode = mode
@@ -84,8 +101,8 @@ public final class StubEngine: Sendable {
     }
 
     /// Puts an already loaded bundle on top of the active ones.
-    public func activate(_ bundle: StubBundle) {
-        let bundle = Self.prepared(bundle)
+    package func activate(_ bundle: StubBundle) {
+        let bundle = Self.withCachedHeaderFields(bundle)
         state.withLock { shared in
             shared.bundles.append(bundle)
             shared.index = RuleIndex(bundles: shared.bundles)
@@ -102,7 +119,7 @@ public final class StubEngine: Sendable {
     /// Takes every bundle of `template` off and puts `bundle` (its fresh load) on top, in one step, so
     /// activating an active template again never stacks a second copy. Scenarios and sequences restart.
     package func replace(template: String, with bundle: StubBundle?) {
-        let bundle = bundle.map(Self.prepared)
+        let bundle = bundle.map(Self.withCachedHeaderFields)
         state.withLock { shared in
             shared.bundles.removeAll { $0.template == template }
             if let bundle { shared.bundles.append(bundle) }
@@ -114,13 +131,13 @@ public final class StubEngine: Sendable {
     }
 
     /// Rules built or changed in code may not have their headers prepared; loaded ones have.
-    private static func prepared(_ bundle: StubBundle) -> StubBundle {
+    private static func withCachedHeaderFields(_ bundle: StubBundle) -> StubBundle {
         var bundle = bundle
         for i in bundle.rules.indices {
-            if bundle.rules[i].response.preparedHeaderFields == nil { bundle.rules[i].response.prepare() }
+            if bundle.rules[i].response.cachedHeaderFields == nil { bundle.rules[i].response.cacheHeaderFields() }
             if var sequence = bundle.rules[i].sequence {
-                for j in sequence.responses.indices where sequence.responses[j].preparedHeaderFields == nil {
-                    sequence.responses[j].prepare()
+                for j in sequence.responses.indices where sequence.responses[j].cachedHeaderFields == nil {
+                    sequence.responses[j].cacheHeaderFields()
                 }
                 bundle.rules[i].sequence = sequence
             }
@@ -153,6 +170,7 @@ public final class StubEngine: Sendable {
         state.withLock { $0.killSwitch }
     }
 
+    /// Turns the kill switch on or off for requests that start from now on.
     public func setKillSwitch(_ on: Bool) {
         state.withLock { $0.killSwitch = on }
     }
@@ -163,7 +181,7 @@ public final class StubEngine: Sendable {
     }
 
     /// The active bundles, in activation order.
-    public var activeBundles: [StubBundle] {
+    package var activeBundles: [StubBundle] {
         state.withLock { $0.bundles }
     }
 
@@ -179,7 +197,7 @@ public final class StubEngine: Sendable {
     // MARK: Answering
 
     /// The rule that would answer a request now, without using it up (no sequence or state advances).
-    public func match(_ request: StubRequest) -> StubMatch? {
+    package func match(_ request: StubRequest) -> StubMatch? {
         let (index, states) = state.withLock { ($0.index, $0.scenarioStates) }
         guard let (entry, parameters) = index.firstMatch(for: request, states: states) else { return nil }
         return StubMatch(rule: entry.rule, bundle: entry.bundle, parameters: parameters, response: entry.rule.response,
@@ -188,7 +206,7 @@ public final class StubEngine: Sendable {
 
     /// What the engine does with a request: answer it (advancing sequences and scenarios), refuse it
     /// (kill switch), or let it through.
-    public func decision(for request: StubRequest) -> Decision {
+    package func decision(for request: StubRequest) -> Decision {
         decision(for: request, found: nil, bodyOnDemand: false)!
     }
 
@@ -268,7 +286,7 @@ public final class StubEngine: Sendable {
         return .answer(StubMatch(rule: rule, bundle: entry.bundle, parameters: parameters, response: response, delay: delay, hit: hit))
     }
 
-    public enum Decision: Sendable {
+    package enum Decision: Sendable {
         case answer(StubMatch)
         case refuse(UnmatchedRequestReport)
         /// The rule's `responses` are used up and its sequence says `fail`.
@@ -298,15 +316,15 @@ public final class StubEngine: Sendable {
 
 /// The rule that answers a request, the bundle it came from, the path parameters it captured, and the
 /// response chosen for this request (a sequence's next one) with its delay.
-public struct StubMatch: Sendable {
-    public var rule: StubRule
-    public var bundle: String
-    public var parameters: [String: String]
-    public var response: StubResponse
+package struct StubMatch: Sendable {
+    package var rule: StubRule
+    package var bundle: String
+    package var parameters: [String: String]
+    package var response: StubResponse
     /// Seconds before the response starts (a random delay already drawn).
-    public var delay: TimeInterval
+    package var delay: TimeInterval
     /// How many times the rule had answered before this request (0 for the first), for stateful rules.
-    public var hit: Int
+    package var hit: Int
 }
 
 /// SplitMix64 seeded from the engine seed, the rule and the hit: the same bundles, seed and request

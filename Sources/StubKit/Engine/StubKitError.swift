@@ -49,6 +49,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         }
     }
 
+    /// The message, naming the template, the problem and its code, with every error of a bundle on its own line.
     public var description: String {
         switch kind {
         case .bundleHasErrors(let template, let diagnostics):
@@ -66,5 +67,6 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         }
     }
 
+    /// The same text as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -34,6 +34,7 @@ public struct StubRequest: Sendable {
         _read { yield storage.parts.method }
         set { storage.change { $0.method = newValue } }
     }
+    /// The full URL the app requested.
     public var url: URL {
         _read { yield storage.parts.url }
         set { storage.change { $0.url = newValue } }
@@ -63,23 +64,23 @@ public struct StubRequest: Sendable {
     var holdsDecodedBody: Bool { storage.parts.bodyCache?.isEmpty == false }
     /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
-    public var bodyPending: Bool {
+    package var bodyPending: Bool {
         get { storage.parts.bodyPending }
         set { storage.change { $0.bodyPending = newValue } }
     }
 
     /// Lower-cased scheme.
-    public var scheme: String { _read { yield storage.parts.scheme } }
+    package var scheme: String { _read { yield storage.parts.scheme } }
     /// Lower-cased host, or "" when the URL has none.
-    public var host: String { _read { yield storage.parts.host } }
+    package var host: String { _read { yield storage.parts.host } }
     /// Path segments, percent-decoded, empty ones dropped.
-    public var pathSegments: [Substring] { _read { yield storage.parts.pathSegments } }
+    package var pathSegments: [Substring] { _read { yield storage.parts.pathSegments } }
     /// Query items in order, percent-decoded; a name without `=` has the value "".
-    public var queryItems: [(name: String, value: String)] { _read { yield storage.parts.queryItems } }
+    package var queryItems: [(name: String, value: String)] { _read { yield storage.parts.queryItems } }
     /// Query items in order, in the comparison form query conditions compare (``PercentEncoding``).
     var comparableQueryItems: [(name: String, value: String)] { _read { yield storage.parts.comparableQueryItems } }
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    package init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
         var lowered: [String: String] = [:]
         if !headers.isEmpty {
             lowered.reserveCapacity(headers.count)
@@ -132,7 +133,7 @@ public struct StubRequest: Sendable {
         return upper ? text.uppercased() : text.lowercased()
     }
 
-    public init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {
+    package init(_ request: URLRequest, body: Data? = nil, bodyPending: Bool = false) {
         self.init(LookupMemo.Key(request), body: body, bodyPending: bodyPending)
     }
 
@@ -158,6 +159,7 @@ public struct StubRequest: Sendable {
         return bodyCache.json(of: body)
     }
 
+    /// The value of a header, by name in any case.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]
     }
@@ -179,6 +181,7 @@ public struct StubRequest: Sendable {
 
 /// Printed, dumped and shown in test failures with its parts, not its box.
 extension StubRequest: CustomReflectable {
+    /// Printed and dumped as its method, URL, headers and body.
     public var customMirror: Mirror {
         Mirror(self, children: ["method": method, "url": url, "headers": headers, "body": body as Any, "bodyPending": bodyPending,
                                 "scheme": scheme, "host": host, "pathSegments": pathSegments, "queryItems": queryItems],

@@ -4,12 +4,12 @@ import Foundation
 ///
 /// Strict RFC 8259 JSON, with the allowances real files need: a UTF-8 byte order mark, and UTF-16 or
 /// UTF-32 text (which `JSONSerialization` reads too), transcoded first. Nesting deeper than ``maximumDepth`` is refused with an error instead of exhausting the stack.
-public struct JSONSourceParser {
-    public static let maximumDepth = 256
+package struct JSONSourceParser {
+    package static let maximumDepth = 256
 
-    public init() {}
+    package init() {}
 
-    public func parse(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
+    package func parse(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
         var bytes = [UInt8](data)
         if let utf8 = try TextEncoding.utf8(fromWide: bytes) { bytes = utf8 }
         try TextEncoding.checkUTF8(bytes)

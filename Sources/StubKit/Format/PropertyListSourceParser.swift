@@ -6,12 +6,12 @@ import Foundation
 /// element, because Foundation's reader gives none. Binary property lists (`bplist00`) are read by
 /// ``BinaryPropertyListParser``, with bounds; their values carry no positions, so diagnostics name them
 /// by key path only.
-public struct PropertyListSourceParser {
-    public static let maximumDepth = 256
+package struct PropertyListSourceParser {
+    package static let maximumDepth = 256
 
-    public init() {}
+    package init() {}
 
-    public func parse(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
+    package func parse(_ data: Data) throws(SourceSyntaxError) -> SourceValue {
         if data.starts(with: Array("bplist".utf8)) {
             return try parseBinary(data)
         }

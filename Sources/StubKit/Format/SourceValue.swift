@@ -3,20 +3,20 @@ import Foundation
 /// A 1-based line and column in a text file.
 ///
 /// Columns count Unicode scalars, so a position points at the same character an editor shows.
-public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+package struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
-    public static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
+    package static func < (lhs: SourcePosition, rhs: SourcePosition) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }
 
 /// A value read from a rules file, with where it came from.
@@ -24,8 +24,8 @@ public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConver
 /// JSON and XML property lists both decode into this one shape, so the rule decoder, the engine and the
 /// linter see the same tree. Dictionaries keep their keys in file order, duplicates included, so a
 /// repeated key can be reported instead of silently winning.
-public struct SourceValue: Sendable {
-    public enum Kind: Sendable {
+package struct SourceValue: Sendable {
+    package enum Kind: Sendable {
         case string(String)
         case integer(Int)
         case real(Double)
@@ -38,32 +38,32 @@ public struct SourceValue: Sendable {
     }
 
     /// One key of a dictionary, with the position of the key itself.
-    public struct Entry: Sendable {
-        public var key: String
-        public var keyPosition: SourcePosition?
-        public var value: SourceValue
+    package struct Entry: Sendable {
+        package var key: String
+        package var keyPosition: SourcePosition?
+        package var value: SourceValue
 
-        public init(key: String, keyPosition: SourcePosition?, value: SourceValue) {
+        package init(key: String, keyPosition: SourcePosition?, value: SourceValue) {
             self.key = key
             self.keyPosition = keyPosition
             self.value = value
         }
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Where the value starts; `nil` for formats without positions (binary property lists).
-    public var position: SourcePosition?
+    package var position: SourcePosition?
     /// An `.array` read from a binary property list set: unordered, so rules never accept it where
     /// they expect a list (``arrayValue`` is `nil` for it), and messages call it "a set".
-    public var isSet = false
+    package var isSet = false
 
-    public init(_ kind: Kind, at position: SourcePosition? = nil) {
+    package init(_ kind: Kind, at position: SourcePosition? = nil) {
         self.kind = kind
         self.position = position
     }
 
     /// The type's name as a message shows it: "a string", "an array".
-    public var typeDescription: String {
+    package var typeDescription: String {
         switch kind {
         case .string: return "a string"
         case .integer: return "an integer"
@@ -80,23 +80,23 @@ public struct SourceValue: Sendable {
         }
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = kind { return s }
         return nil
     }
 
-    public var arrayValue: [SourceValue]? {
+    package var arrayValue: [SourceValue]? {
         if case .array(let a) = kind, !isSet { return a }
         return nil
     }
 
-    public var dictionaryValue: [Entry]? {
+    package var dictionaryValue: [Entry]? {
         if case .dictionary(let d) = kind { return d }
         return nil
     }
 
     /// The value as a Foundation object tree (for JSON serialization of inline bodies).
-    public var foundationObject: Any {
+    package var foundationObject: Any {
         switch kind {
         case .string(let s): return s
         case .integer(let i): return i
@@ -114,7 +114,7 @@ public struct SourceValue: Sendable {
     }
 
     /// Serializes the value as JSON, keys in file order (deterministic, and what the author wrote).
-    public func jsonData() -> Data {
+    package func jsonData() -> Data {
         var out = ""
         appendJSON(to: &out)
         return Data(out.utf8)
@@ -170,16 +170,16 @@ public struct SourceValue: Sendable {
 }
 
 /// A syntax error in a rules file, at the position the parser stopped.
-public struct SourceSyntaxError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var position: SourcePosition?
+package struct SourceSyntaxError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var position: SourcePosition?
 
-    public init(_ message: String, at position: SourcePosition?) {
+    package init(_ message: String, at position: SourcePosition?) {
         self.message = message
         self.position = position
     }
 
-    public var description: String {
+    package var description: String {
         position.map { "\($0): \(message)" } ?? message
     }
 }

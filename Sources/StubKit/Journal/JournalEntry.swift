@@ -2,16 +2,21 @@ import Foundation
 
 /// One request the engine saw, what answered it and how.
 public struct JournalEntry: Sendable {
+    /// The entry's number in the journal, counting from 1 in the order requests started.
     public var id: Int
+    /// When the app started the request.
     public var startedAt: Date
     /// Seconds from the start of loading to the last byte (or the failure).
     public var duration: TimeInterval
+    /// The request as the app sent it: method, URL, headers and body.
     public var request: StubRequest
     /// The bundle and rule that answered, or `nil` when none did.
     public var bundle: String?
+    /// Where the rule that answered is written; `nil` when none did.
     public var rule: RuleReference?
     /// The status sent, or `nil` when the request failed.
     public var status: Int?
+    /// The response headers sent (empty when the request failed).
     public var responseHeaders: [String: String]
     /// The body sent, cut to the journal's ``StubJournal/Limits/maximumBodySize`` (see ``responseBodyTruncated``).
     public var responseBody: Data?
@@ -38,9 +43,9 @@ public struct JournalEntry: Sendable {
     /// The error the request failed with: a simulated one, the kill switch, a used-up sequence.
     public var error: ErrorInfo?
     /// On a miss: the closest rules and what did not match.
-    public var nearMisses: [NearMiss]
+    package var nearMisses: [NearMiss]
 
-    public init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
+    package init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
                 status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,
                 responseBodyTruncated: Bool = false, passedThrough: Bool = false, error: ErrorInfo?, nearMisses: [NearMiss],
                 recordedAs: String? = nil, recordingFailure: String? = nil) {
@@ -63,20 +68,17 @@ public struct JournalEntry: Sendable {
         self.recordingFailure = recordingFailure
     }
 
-    /// Bodies larger than this were counted, not kept. The limit is now the journal's own.
-    @available(*, deprecated, message: "use StubJournal.Limits.maximumBodySize (engine.journal.limits)")
-    public static var maximumBodySize: Int { StubJournal.Limits.default.maximumBodySize }
-
     /// A rule as the journal names it.
     ///
     /// Made for every answered request, so its name (`GET /api/v1/items/{id}` for a rule without
     /// one) and location text are put together only when read: a journal is written far more often
     /// than it is read, and building the name was about 8k instructions per request, a twentieth of a
     /// stubbed request end to end (callgrind, docs/benchmarks.md). Equality and hashing use the text.
-    /// A reference made from a rule keeps what its name and location are made of (``RuleLabel``, the
-    /// rule's source), never the rule itself: a journal entry must not keep a deactivated bundle's
+    /// A reference made from a rule keeps what its name and location are made of (the rule's label and
+    /// source), never the rule itself: a journal entry must not keep a deactivated bundle's
     /// response bodies alive.
     public struct RuleReference: Sendable, Hashable, CustomReflectable {
+        /// The rule's key path in its rules file (`rules[3]`).
         public var keyPath: String
         private var origin: Origin
 
@@ -118,6 +120,7 @@ public struct JournalEntry: Sendable {
             self.origin = .rule(RuleLabel(rule), rule.source)
         }
 
+        /// Two references are equal when they name the same rule at the same place.
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.name == rhs.name && lhs.keyPath == rhs.keyPath && lhs.location == rhs.location
         }
@@ -127,6 +130,7 @@ public struct JournalEntry: Sendable {
             Mirror(self, children: ["name": name, "location": location, "keyPath": keyPath], displayStyle: .struct)
         }
 
+        /// Hashes the name, key path and location that equality compares.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(name)
             hasher.combine(keyPath)
@@ -134,8 +138,11 @@ public struct JournalEntry: Sendable {
         }
     }
 
+    /// The error a request failed with, as the app saw it.
     public struct ErrorInfo: Sendable {
+        /// The `URLError` code.
         public var code: Int
+        /// The error's message.
         public var description: String
 
         package init(code: Int, description: String) {

@@ -3,14 +3,16 @@ import Foundation
 /// A self-contained HTML report of a journal against the rules that were active: hits per rule,
 /// rules never used, and every miss with its near-miss explanation. No external files or network.
 public struct JournalReport: Sendable {
+    /// The whole report, one HTML document with its styles and scripts inline.
     public let html: String
 
+    /// The report of an engine's journal against its active bundles.
     public init(engine: StubEngine) {
         self.init(entries: engine.journal.entries, bundles: engine.activeBundles, droppedEntries: engine.journal.droppedEntryCount)
     }
 
     /// - Parameter droppedEntries: how many older entries the journal dropped to stay within its limits.
-    public init(entries: [JournalEntry], bundles: [StubBundle], droppedEntries: Int = 0) {
+    package init(entries: [JournalEntry], bundles: [StubBundle], droppedEntries: Int = 0) {
         var hits: [String: Int] = [:]
         for entry in entries { if let rule = entry.rule { hits[rule.location, default: 0] += 1 } }
         var ruleRows = ""
@@ -104,6 +106,7 @@ public struct JournalReport: Sendable {
         """
     }
 
+    /// Writes the HTML to a file, replacing it atomically.
     public func write(to url: URL) throws {
         try Data(html.utf8).write(to: url, options: .atomic)
     }
@@ -125,7 +128,7 @@ public struct JournalReport: Sendable {
 
 extension StubEngine {
     /// Rules of the active bundles that answered no request in the journal.
-    public func unusedRules(in template: String? = nil) -> [StubRule] {
+    package func unusedRules(in template: String? = nil) -> [StubRule] {
         let used = Set(journal.entries.compactMap { $0.rule?.location })
         return activeBundles.filter { template == nil || $0.template == template }
             .flatMap(\.rules)

@@ -15,21 +15,21 @@ import Foundation
 ///
 /// Request bodies are cut to ``bodyPreviewLimit`` bytes (`requestBodyTruncated` says so); response
 /// bodies are not written, only their size.
-public enum LiveJournalLine: Sendable {
+package enum LiveJournalLine: Sendable {
     case rules([Rule])
     case request(JournalEntry)
 
     /// A rule of an active bundle, as the `rules` line names it.
-    public struct Rule: Sendable, Hashable, Codable {
-        public var bundle: String
-        public var name: String
-        public var location: String
-        public var keyPath: String
+    package struct Rule: Sendable, Hashable, Codable {
+        package var bundle: String
+        package var name: String
+        package var location: String
+        package var keyPath: String
     }
 
-    public static let formatVersion = 1
+    package static let formatVersion = 1
     /// Bytes of a request body written into a line.
-    public static let bodyPreviewLimit = 4096
+    package static let bodyPreviewLimit = 4096
 
     private struct Line: Codable {
         var v: Int
@@ -74,7 +74,7 @@ public enum LiveJournalLine: Sendable {
     }
 
     /// The line's bytes, ending in `\n`.
-    public var encoded: Data {
+    package var encoded: Data {
         var line = Line(v: Self.formatVersion, kind: "rules")
         switch self {
         case .rules(let rules):
@@ -113,7 +113,7 @@ public enum LiveJournalLine: Sendable {
 
     /// Reads one line (without its `\n`). Lines of a kind this version does not know give `nil`, so a
     /// newer app can add kinds without breaking an older runner.
-    public init?(decoding data: Data) throws {
+    package init?(decoding data: Data) throws {
         let line = try JSONDecoder().decode(Line.self, from: data)
         guard line.v == Self.formatVersion else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "live journal format version \(line.v); this StubKit reads version \(Self.formatVersion)"))

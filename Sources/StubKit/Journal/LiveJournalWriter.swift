@@ -22,7 +22,7 @@ final class LiveJournalWriter: Sendable {
     init(path: String) throws(StubKitError) {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw .invalidLaunchSetting("\(LaunchConfiguration.liveJournalVariable)=\(path): cannot open it for appending: \(String(cString: strerror(errno)))")
+            throw .invalidLaunchSetting("\(StubLaunchSettings.liveJournalVariable)=\(path): cannot open it for appending: \(String(cString: strerror(errno)))")
         }
         self.path = path
         self.descriptor = descriptor

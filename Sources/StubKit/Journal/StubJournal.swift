@@ -38,6 +38,7 @@ public final class StubJournal: Sendable {
         /// Bytes of bodies kept across all entries; the oldest entries are dropped beyond it. Default 32 MB.
         public var maximumTotalBodyBytes: Int
 
+        /// Limits with the defaults above unless given; a non-positive entry count or a negative byte limit is a programming error.
         public init(maximumEntries: Int = 10_000, maximumBodySize: Int = 1 << 20, maximumTotalBodyBytes: Int = 32 << 20) {
             precondition(maximumEntries > 0 && maximumBodySize >= 0 && maximumTotalBodyBytes >= 0,
                          "StubJournal.Limits: maximumEntries must be positive and the byte limits non-negative")
@@ -46,6 +47,7 @@ public final class StubJournal: Sendable {
             self.maximumTotalBodyBytes = maximumTotalBodyBytes
         }
 
+        /// 10,000 entries, 1 MB per body, 32 MB of bodies in all.
         public static let `default` = Limits()
     }
 
@@ -57,7 +59,7 @@ public final class StubJournal: Sendable {
         let notify: @Sendable () -> Void
     }
 
-    public init(limits: Limits = .default) {
+    package init(limits: Limits = .default) {
         state = Locked(State(limits: limits))
     }
 
@@ -82,6 +84,7 @@ public final class StubJournal: Sendable {
         state.withLock { $0.waiters.count }
     }
 
+    /// Forgets every entry (the active bundles and their states stay as they are).
     public func clear() {
         state.withLock { state in
             state.storage = []
@@ -319,19 +322,21 @@ private final class OneShot: @unchecked Sendable {
 
 /// A failed wait or verification, with what was seen instead.
 public struct VerificationError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// What was waited for or verified, and what the journal held instead.
     public let description: String
     package init(_ description: String) { self.description = description }
+    /// The same text as ``description``, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
 
 /// Which journal entries a wait or check is about: method, path pattern, host, query, headers — the
 /// same conditions rules use.
 public struct RequestPredicate: Sendable, CustomStringConvertible {
-    public var conditions: RequestConditions
+    package var conditions: RequestConditions
     /// Only answered requests (`true`), only unanswered ones (`false`), or both (`nil`).
     public var answered: Bool?
 
-    public init(conditions: RequestConditions, answered: Bool? = nil) {
+    package init(conditions: RequestConditions, answered: Bool? = nil) {
         self.conditions = conditions
         self.answered = answered
     }
@@ -357,6 +362,7 @@ public struct RequestPredicate: Sendable, CustomStringConvertible {
         return RequestMatcher.matches(conditions, entry.request)
     }
 
+    /// The predicate in words: methods, host, path pattern and answered-or-not (`POST /orders`).
     public var description: String {
         var parts: [String] = [conditions.methodsDescription]
         if let host = conditions.host { parts.append("//\(host)") }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON value compared by meaning: object key order and whitespace do not matter, and numbers
 /// compare by value (`1` equals `1.0`).
-public indirect enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+package indirect enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
@@ -11,7 +11,7 @@ public indirect enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case object([String: JSONValue])
 
     /// Converts a parsed value; dates and data (plist only) become strings.
-    public init(_ value: SourceValue) {
+    package init(_ value: SourceValue) {
         switch value.kind {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
@@ -29,14 +29,14 @@ public indirect enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses JSON text; `nil` when it is not JSON.
-    public init?(parsing data: Data) {
+    package init?(parsing data: Data) {
         guard let value = try? JSONSourceParser().parse(data) else { return nil }
         self.init(value)
     }
 
     /// Whether `self` holds every field of `subset` with the same value (arrays: element by element
     /// as a subset, same length). "These fields have these values."
-    public func contains(_ subset: JSONValue) -> Bool {
+    package func contains(_ subset: JSONValue) -> Bool {
         switch (self, subset) {
         case (.object(let whole), .object(let part)):
             for (key, value) in part {
@@ -52,7 +52,7 @@ public indirect enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The value at a dot-separated path (`items.0.id`), for templates.
-    public func value(at path: [Substring]) -> JSONValue? {
+    package func value(at path: [Substring]) -> JSONValue? {
         var current = self
         for component in path {
             switch current {
@@ -70,7 +70,7 @@ public indirect enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Compact JSON text, keys sorted.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"

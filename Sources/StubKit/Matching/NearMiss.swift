@@ -1,12 +1,12 @@
 /// A rule that almost answered a request, with the conditions that failed.
 ///
 /// Computed only on a miss, so a matched request never pays for it.
-public struct NearMiss: Sendable, CustomStringConvertible {
-    public var bundle: String
-    public var rule: StubRule
-    public var mismatches: [Mismatch]
+package struct NearMiss: Sendable, CustomStringConvertible {
+    package var bundle: String
+    package var rule: StubRule
+    package var mismatches: [Mismatch]
 
-    public var description: String {
+    package var description: String {
         "\(bundle): \(rule.displayName) (\(rule.source.locationDescription)): " + mismatches.map(\.description).joined(separator: "; ")
     }
 
@@ -39,12 +39,12 @@ public struct NearMiss: Sendable, CustomStringConvertible {
 }
 
 /// Why a request was refused by the kill switch: the request, the active bundles, the near misses.
-public struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
-    public var request: StubRequest
-    public var bundles: [String]
-    public var nearMisses: [NearMiss]
+package struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
+    package var request: StubRequest
+    package var bundles: [String]
+    package var nearMisses: [NearMiss]
 
-    public var description: String {
+    package var description: String {
         var text = "StubKit kill switch: no stub answers \(request.method) \(request.url.absoluteString)"
         text += bundles.isEmpty ? " (no bundles are active)" : " (active bundles: \(bundles.joined(separator: ", ")))"
         text += "; the request was not sent to the network."

@@ -9,7 +9,7 @@ extension PathPattern {
     ///
     /// When `**` could absorb more or fewer segments, it absorbs as few as possible, left to right, so
     /// captures are deterministic (and the same as before this was rewritten).
-    public func match(_ segments: [Substring]) -> [String: String]? {
+    package func match(_ segments: [Substring]) -> [String: String]? {
         guard components.contains(.globstar) else { return matchWithoutGlobstar(segments) }
         let table = SuffixTable(rows: components.count, columns: segments.count) { i, j, table in
             switch components[i] {
@@ -39,7 +39,7 @@ extension PathPattern {
 
     /// Whether the pattern matches the segments, capturing nothing (what matching a rule needs; the
     /// parameters are captured once, for the rule that answers).
-    public func matches(_ segments: [Substring]) -> Bool {
+    package func matches(_ segments: [Substring]) -> Bool {
         guard !components.contains(.globstar) else { return match(segments) != nil }
         guard segments.count == components.count else { return false }
         for (component, segment) in zip(components, segments) {
@@ -66,7 +66,7 @@ extension PathPattern {
     /// Used to find shadowed rules: an earlier rule whose pattern covers a later rule's pattern (with
     /// no narrower conditions) answers every request the later one would. A `**` here covers any run
     /// of `other`'s components, `**` included; `*` and `{x}` cover any single non-`**` component.
-    public func covers(_ other: PathPattern) -> Bool {
+    package func covers(_ other: PathPattern) -> Bool {
         let a = components, b = other.components
         if !a.contains(.globstar) {
             guard a.count == b.count else { return false }

@@ -3,8 +3,8 @@
 /// Patterns are values: they can be indexed, compared (to find shadowed rules), printed and explained.
 /// Segments are compared after percent-decoding, case-sensitively; empty segments (a doubled or
 /// trailing `/`) are ignored, so `/menu/` and `/menu` are the same path.
-public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
-    public enum Component: Sendable, Hashable, CustomStringConvertible {
+package struct PathPattern: Sendable, Hashable, CustomStringConvertible {
+    package enum Component: Sendable, Hashable, CustomStringConvertible {
         /// Exactly this segment.
         case literal(String)
         /// Any one segment, captured under the name.
@@ -17,7 +17,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         /// `*`, `{`, `}`, `?`, `%` and `/`, as bytes.
         static let escaped: Set<UInt8> = Set("*{}?%/".utf8)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .literal(let s):
                 // Characters a pattern reads as syntax are written percent-encoded, so a printed pattern
@@ -39,14 +39,14 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var components: [Component]
+    package var components: [Component]
 
-    public init(components: [Component]) {
+    package init(components: [Component]) {
         self.components = components
     }
 
     /// Parses a pattern such as `/restaurants/{id}/menu`.
-    public init(parsing text: String) throws(PathPatternError) {
+    package init(parsing text: String) throws(PathPatternError) {
         // By byte: `hasPrefix` compares characters, and "/" followed by a combining mark is another
         // character (a fuzzer found "/\u{593}…" printed by `description` and refused when read back).
         guard text.utf8.first == UInt8(ascii: "/") else {
@@ -104,12 +104,12 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         return text.utf8.contains(byte)
     }
 
-    public var description: String {
+    package var description: String {
         "/" + components.map(\.description).joined(separator: "/")
     }
 
     /// The segments of a URL path as patterns see them: split on `/`, empty ones dropped.
-    public static func segments(ofPath path: String) -> [Substring] {
+    package static func segments(ofPath path: String) -> [Substring] {
         // A byte scan: the generic split(separator:) on Characters is several times slower.
         var result: [Substring] = []
         result.reserveCapacity(8)
@@ -147,7 +147,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a path pattern could not be parsed, and how to write it instead.
-public struct PathPatternError: Error, Sendable, Hashable {
-    public var message: String
-    public var fix: String?
+package struct PathPatternError: Error, Sendable, Hashable {
+    package var message: String
+    package var fix: String?
 }

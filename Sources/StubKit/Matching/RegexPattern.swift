@@ -11,9 +11,9 @@ import Foundation
 ///
 /// `NSRegularExpression` is immutable and documented as safe to use from many threads, which is why
 /// this wrapper can be `Sendable`.
-public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertible {
+package struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// The answer to "does it match anywhere?".
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         case match
         case noMatch
         /// The backtracking engine ran out of its budget: treated as a miss, and reported as
@@ -21,7 +21,7 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
         case overBudget
     }
 
-    public let pattern: String
+    package let pattern: String
     /// Compiled only for patterns outside the subset (`program` is `nil`), which it answers under a budget.
     private let expression: NSRegularExpression?
     /// `nil` when the pattern lies outside the subset; then `expression` answers under a budget.
@@ -31,19 +31,19 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     /// least two bytes that are not part of every URL's start (`//`, `://`, `https`). Computed once,
     /// at load time. Empty means the expression must run on every request: the rule index keeps such
     /// rules on a list checked always, and `stublint` notes them (SK081).
-    public let indexLiterals: [String]
+    package let indexLiterals: [String]
     /// Why the pattern needs the backtracking engine (for `stublint`), when it does.
-    public let backtrackingReason: String?
+    package let backtrackingReason: String?
 
     /// How long one match on the backtracking engine may run before it counts as a miss.
-    public static let defaultBudget: Duration = .milliseconds(100)
+    package static let defaultBudget: Duration = .milliseconds(100)
 
     /// Compiles `pattern`; throws the error `NSRegularExpression` gives for invalid syntax.
     ///
     /// `NSRegularExpression` compiles only patterns outside the subset: it was most of the cost of
     /// loading many legacy rules, and a pattern the subset parser accepts is one it accepts too
     /// (`RegexValidityTests` checks that on a generated corpus), so invalid syntax is still refused.
-    public init(_ pattern: String) throws {
+    package init(_ pattern: String) throws {
         self.pattern = pattern
         var reason: String?
         do {
@@ -70,11 +70,11 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
     }
 
     /// Whether the pattern runs on the linear-time engine (and so can never run over budget).
-    public var isLinear: Bool { program != nil }
+    package var isLinear: Bool { program != nil }
 
     /// Literal strings every match contains (see ``RegexNode/requiredLiterals``); empty when there is
     /// none, or when the pattern lies outside the subset.
-    public var requiredLiterals: [String] { node?.requiredLiterals ?? [] }
+    package var requiredLiterals: [String] { node?.requiredLiterals ?? [] }
 
     /// Whether finding `literal` in a URL says anything: not a piece of every URL's scheme part.
     static func isSelective(_ literal: String) -> Bool {
@@ -100,14 +100,14 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
 
     /// Whether the expression matches anywhere in `text` (unanchored, as `matching_url` always was).
     /// A match over budget counts as no match; use ``evaluate(_:budget:)`` to tell them apart.
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         evaluate(text) == .match
     }
 
     /// Whether the expression matches anywhere in `text`, or ran out of `budget` trying.
     ///
     /// On the linear-time engine the answer is always `.match` or `.noMatch`. Safe from any thread.
-    public func evaluate(_ text: String, budget: Duration = RegexPattern.defaultBudget) -> Outcome {
+    package func evaluate(_ text: String, budget: Duration = RegexPattern.defaultBudget) -> Outcome {
         if let program { return program.compiled.matches(text) ? .match : .noMatch }
         return evaluateWithBudget(text, budget: budget)
     }
@@ -131,10 +131,10 @@ public struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConvertib
         return outcome
     }
 
-    public var description: String { pattern }
+    package var description: String { pattern }
 
-    public static func == (lhs: RegexPattern, rhs: RegexPattern) -> Bool { lhs.pattern == rhs.pattern }
-    public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+    package static func == (lhs: RegexPattern, rhs: RegexPattern) -> Bool { lhs.pattern == rhs.pattern }
+    package func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
 
     /// Whether the linear-time program has been compiled yet (for tests).
     var isCompiled: Bool { program?.isCompiled ?? false }

@@ -1,8 +1,8 @@
 /// A readable answer to "which rule answers this request, and if none, why not?".
-public struct RequestExplanation: Sendable {
-    public let text: String
+package struct RequestExplanation: Sendable {
+    package let text: String
 
-    public init(engine: StubEngine, request: StubRequest) {
+    package init(engine: StubEngine, request: StubRequest) {
         var out = "\(request.method) \(request.url.absoluteString)\n"
         let snapshot = engine.snapshot
         if let (entry, parameters) = snapshot.index.firstMatch(for: request) {

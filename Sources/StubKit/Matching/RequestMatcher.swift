@@ -135,22 +135,22 @@ enum RequestMatcher {
 }
 
 /// One condition of a rule that a request did not meet.
-public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
-    public var field: String
-    public var expected: String
-    public var actual: String
-    public var detail: String?
+package struct Mismatch: Sendable, Hashable, CustomStringConvertible {
+    package var field: String
+    package var expected: String
+    package var actual: String
+    package var detail: String?
 
     /// The `detail` of a condition whose regular expression ran out of its budget
     /// (``RegexPattern/Outcome/overBudget``): the request missed because the check was cut short,
     /// not because the value was wrong.
-    public static let regexOverBudget = "regular expression over budget"
+    package static let regexOverBudget = "regular expression over budget"
 
     /// Whether this condition failed only because its regular expression ran over budget; the
     /// serving side journals such misses.
-    public var isRegexOverBudget: Bool { detail == Self.regexOverBudget }
+    package var isRegexOverBudget: Bool { detail == Self.regexOverBudget }
 
-    public var description: String {
+    package var description: String {
         var text = "\(field): expected \(expected), got \(actual)"
         if let detail { text += " (\(detail))" }
         return text

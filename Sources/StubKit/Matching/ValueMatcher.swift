@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a query item or a request header must look.
-public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
+package enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
     /// Present with exactly this value.
     case equals(String)
     /// Present, with a value the regular expression matches (unanchored; use `^…$` to anchor).
@@ -12,12 +12,12 @@ public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
     case absent
 
     /// Whether a value (`nil` when the item or header is missing) meets the condition.
-    public func accepts(_ value: String?) -> Bool {
+    package func accepts(_ value: String?) -> Bool {
         evaluate(value) == .match
     }
 
     /// Like ``accepts(_:)``, but tells a regular expression that ran over budget from a plain miss.
-    public func evaluate(_ value: String?) -> RegexPattern.Outcome {
+    package func evaluate(_ value: String?) -> RegexPattern.Outcome {
         switch self {
         case .equals(let expected): return value == expected ? .match : .noMatch
         case .matches(let regex): return value.map { regex.evaluate($0) } ?? .noMatch
@@ -26,7 +26,7 @@ public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .equals(let s): return "'\(s)'"
         case .matches(let regex): return "a value matching /\(regex.pattern)/"
@@ -48,7 +48,7 @@ public enum ValueMatcher: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A condition on the request body. Several on one rule must all hold.
-public enum BodyMatcher: Sendable, Hashable, CustomStringConvertible {
+package enum BodyMatcher: Sendable, Hashable, CustomStringConvertible {
     /// The body is exactly this text.
     case equals(String)
     /// The body contains this text.
@@ -60,7 +60,7 @@ public enum BodyMatcher: Sendable, Hashable, CustomStringConvertible {
     /// The body is JSON holding at least these fields with these values.
     case containsJSON(JSONValue)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .equals(let s): return "equal to '\(s)'"
         case .contains(let s): return "containing '\(s)'"

@@ -4,31 +4,31 @@ extension BundleWriter {
     /// Conditions and options of rules that come from other stub formats (WireMock, Mocktail), on top
     /// of what a recording writes: a regular expression or a pattern instead of a literal path, request
     /// headers, more body conditions, priority and scenarios.
-    public struct ImportedOptions: Sendable, Hashable {
+    package struct ImportedOptions: Sendable, Hashable {
         /// The `method` that stands for any method: the rule is written without one.
-        public static let anyMethod = "ANY"
+        package static let anyMethod = "ANY"
 
         /// The rule's `name`; default `METHOD path`.
-        public var name: String?
+        package var name: String?
         /// Written as `urlRegex` instead of `path` (the conditions' `path` then only names files).
-        public var urlRegex: String?
+        package var urlRegex: String?
         /// A path pattern (`/users/{id}`, `/files/**`) written as it is, instead of the literal path.
-        public var pathPattern: String?
+        package var pathPattern: String?
         /// Query conditions, by name; written instead of ``RequestConditions/query`` (set one of the two).
-        public var query: [String: ValueCondition] = [:]
+        package var query: [String: ValueCondition] = [:]
         /// Request header conditions, by name.
-        public var headers: [String: ValueCondition] = [:]
+        package var headers: [String: ValueCondition] = [:]
         /// Body conditions, each kind at most once; written instead of ``RequestConditions/body`` (set one of the two).
-        public var body: [BodyCondition] = []
+        package var body: [BodyCondition] = []
         /// Our `priority` (higher first).
-        public var priority: Int?
-        public var scenario: String?
-        public var whenState: String?
-        public var setState: String?
+        package var priority: Int?
+        package var scenario: String?
+        package var whenState: String?
+        package var setState: String?
         /// Written as `template: true`: the response's `{{…}}` placeholders are filled per request.
-        public var template = false
+        package var template = false
 
-        public init() {}
+        package init() {}
 
         var specificity: Int { query.count + headers.count + body.count }
 
@@ -72,7 +72,7 @@ extension BundleWriter {
     }
 
     /// How a query item or request header must look, as the rules file writes it.
-    public enum ValueCondition: Sendable, Hashable {
+    package enum ValueCondition: Sendable, Hashable {
         case equals(String)
         /// A regular expression the value matches (unanchored).
         case matches(String)
@@ -90,7 +90,7 @@ extension BundleWriter {
     }
 
     /// A condition on the request body, as the rules file writes it.
-    public enum BodyCondition: Sendable, Hashable {
+    package enum BodyCondition: Sendable, Hashable {
         case equals(String)
         case contains(String)
         /// A regular expression (unanchored).
@@ -101,7 +101,7 @@ extension BundleWriter {
         case containsJSON(String)
 
         /// The key in `requestBody`; a rule holds each kind once.
-        public var key: String {
+        package var key: String {
             switch self {
             case .equals: return "equals"
             case .contains: return "contains"

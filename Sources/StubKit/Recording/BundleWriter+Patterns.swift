@@ -45,7 +45,7 @@ extension BundleWriter {
     }
 
     /// `text` as a regular expression that matches only itself.
-    public static func regexEscaped(_ text: String) -> String {
+    package static func regexEscaped(_ text: String) -> String {
         var out = ""
         for character in text {
             if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }

@@ -8,16 +8,16 @@ import Foundation
 /// file is rewritten whole to a hidden temporary and renamed over the old one. Identical requests
 /// become one rule whose `responses` keep the recorded order, never two rules where the second is
 /// shadowed. Appends are serialized by one lock, so concurrent recordings interleave no files.
-public final class BundleWriter: Sendable {
+package final class BundleWriter: Sendable {
     /// What a request must look like to be answered by a written rule.
-    public struct RequestConditions: Sendable, Hashable {
-        public enum QueryValue: Sendable, Hashable {
+    package struct RequestConditions: Sendable, Hashable {
+        package enum QueryValue: Sendable, Hashable {
             case equals(String)
             /// Present with any value (a redacted secret: the replay sends the real one).
             case present
         }
 
-        public enum Body: Sendable, Hashable {
+        package enum Body: Sendable, Hashable {
             /// The body text, exactly.
             case equals(String)
             /// A JSON value (compact text with sorted keys), compared ignoring key order and whitespace.
@@ -26,41 +26,41 @@ public final class BundleWriter: Sendable {
             case containsJSON(String)
         }
 
-        public var method: String
-        public var host: String?
+        package var method: String
+        package var host: String?
         /// The URL path, percent-encoded as sent.
-        public var path: String
-        public var query: [String: QueryValue]
-        public var body: Body?
+        package var path: String
+        package var query: [String: QueryValue]
+        package var body: Body?
         /// More conditions of imported stubs (see `BundleWriter+ImportedRules.swift`); recording sets none.
-        public var options = ImportedOptions()
+        package var options = ImportedOptions()
         /// Indexes of path segments (counting non-empty ones from 0) that match any value: a redacted
         /// secret, written as ``Redactor/placeholder`` in `path` and as `*` in the rule.
-        public var anySegments: Set<Int> = []
+        package var anySegments: Set<Int> = []
         /// Lower-cased `http` or `https`, written as the rule's `scheme` when known.
-        public var scheme: String?
+        package var scheme: String?
         /// The port when the URL names one other than the scheme's default.
-        public var port: Int?
+        package var port: Int?
         /// A regular expression the whole raw query must match, in order, when a name repeats (a query
         /// condition sees only a name's first value); see ``regexEscaped(_:)``.
-        public var exactQuery: String?
+        package var exactQuery: String?
         /// The query as recorded, in order, as ``exactQuery`` would pin it: used only when the rule needs
         /// a `urlRegex` anyway, and not part of what makes two requests identical.
-        public var recordedQuery: String?
+        package var recordedQuery: String?
 
-        public static func == (a: Self, b: Self) -> Bool {
+        package static func == (a: Self, b: Self) -> Bool {
             a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
                 && a.anySegments == b.anySegments && a.scheme == b.scheme && a.port == b.port && a.exactQuery == b.exactQuery
                 && a.options == b.options
         }
 
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(method); hasher.combine(host); hasher.combine(path); hasher.combine(query); hasher.combine(body)
             hasher.combine(anySegments); hasher.combine(scheme); hasher.combine(port); hasher.combine(exactQuery)
             hasher.combine(options)
         }
 
-        public init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
+        package init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
             self.method = method.uppercased()
             self.host = host
             self.path = path.isEmpty ? "/" : path
@@ -73,25 +73,25 @@ public final class BundleWriter: Sendable {
     }
 
     /// A response to store.
-    public struct Response: Sendable {
-        public enum Body: Sendable {
+    package struct Response: Sendable {
+        package enum Body: Sendable {
             case none
             case data(Data)
             /// A file the writer moves into the bundle (a streamed body, never held in memory).
             case file(URL)
         }
 
-        public var status: Int
-        public var headers: [String: String]
-        public var body: Body
+        package var status: Int
+        package var headers: [String: String]
+        package var body: Body
         /// Extension of the response file (`json`, `txt`, `png`, `bin`, …).
-        public var fileExtension: String
+        package var fileExtension: String
         /// Seconds before the response starts (imported stubs).
-        public var delay: Double?
+        package var delay: Double?
         /// A simulated network failure instead of the response (``SimulatedNetworkError`` raw value).
-        public var error: String?
+        package var error: String?
 
-        public init(status: Int, headers: [String: String], body: Body, fileExtension: String) {
+        package init(status: Int, headers: [String: String], body: Body, fileExtension: String) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -101,16 +101,16 @@ public final class BundleWriter: Sendable {
 
     /// Headers that describe one transfer, not the resource: never stored (StubKit computes
     /// `Content-Length`; the stored body is already decoded).
-    public static let transferHeaders: Set<String> = ["content-length", "date", "transfer-encoding", "connection", "keep-alive", "content-encoding"]
+    package static let transferHeaders: Set<String> = ["content-length", "date", "transfer-encoding", "connection", "keep-alive", "content-encoding"]
 
-    public let folder: URL
-    public var rulesFile: URL { folder.appendingPathComponent("stubsRules.json") }
+    package let folder: URL
+    package var rulesFile: URL { folder.appendingPathComponent("stubsRules.json") }
     /// A hidden file naming the response file an append is writing, from just before that file
     /// appears until the rules use it (see ``pendingFileName``).
     private var pendingFile: URL { folder.appendingPathComponent(Self.pendingFileName) }
     /// The name of the file that lists response files not yet in the rules: the loader does not call
     /// them unused, and the next writer opening the folder deletes those the rules never took up.
-    public static let pendingFileName = ".stubkit-pending"
+    package static let pendingFileName = ".stubkit-pending"
     let state: Locked<State>
     /// Told each step of an append as it completes, under the lock: a test copies the folder there to
     /// see what a kill at that moment would leave.
@@ -160,7 +160,7 @@ public final class BundleWriter: Sendable {
     ///   - recordedAt: written as the bundle's `recordedAt` unless the bundle already has one.
     /// - Throws: ``RecordingError`` naming the folder when it cannot be created or written, or its
     ///   existing rules file is not a JSON rules file this writer can extend.
-    public convenience init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
+    package convenience init(folder: URL, replacing: Bool = false, recordedAt: Date? = nil) throws(RecordingError) {
         try self.init(folder: folder, replacing: replacing, recordedAt: recordedAt, stepObserver: nil)
     }
 
@@ -227,7 +227,7 @@ public final class BundleWriter: Sendable {
     }
 
     /// The number of rules the rules file holds (preserved and written).
-    public var ruleCount: Int {
+    package var ruleCount: Int {
         state.withLock { $0.preservedRules.count + $0.groups.count }
     }
 
@@ -238,7 +238,7 @@ public final class BundleWriter: Sendable {
     /// - Throws: ``RecordingError`` naming the file that could not be written; the bundle on disk is
     ///   then as it was before the call.
     @discardableResult
-    public func append(_ request: RequestConditions, _ response: Response) throws(RecordingError) -> String? {
+    package func append(_ request: RequestConditions, _ response: Response) throws(RecordingError) -> String? {
         do {
             return try appendLocked(request, response)
         } catch let error as RecordingError {
@@ -311,12 +311,12 @@ public final class BundleWriter: Sendable {
     /// Defers writing the rules file until ``endBatch()``, so importing thousands of exchanges writes
     /// it once rather than after each one. Response files are still written as they come; until
     /// ``endBatch()`` the bundle on disk lacks the rules for them.
-    public func beginBatch() {
+    package func beginBatch() {
         state.withLock { $0.batching = true }
     }
 
     /// Writes the rules file with everything appended since ``beginBatch()``.
-    public func endBatch() throws(RecordingError) {
+    package func endBatch() throws(RecordingError) {
         let failure: RecordingError? = state.withLock { state in
             state.batching = false
             do { try write(state) } catch {

@@ -17,7 +17,7 @@ extension JSONText {
 extension SourceValue {
     /// The value as JSON for people to read and edit: keys in their order, two-space indents, a final newline,
     /// the layout of the rules files StubKit writes.
-    public func readableJSON() -> String {
+    package func readableJSON() -> String {
         JSONText.from(self).rendered() + "\n"
     }
 }

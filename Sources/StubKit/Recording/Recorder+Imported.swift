@@ -10,7 +10,7 @@ extension Recorder {
     ///     are dropped, so `body` must already be decoded.
     /// - Returns: the response file's name ("" for an empty body), or the error naming the file that
     ///   could not be written.
-    public func record(imported request: StubRequest, status: Int, headers: [String: String], body: Data) -> Result<String, RecordingError> {
+    package func record(imported request: StubRequest, status: Int, headers: [String: String], body: Data) -> Result<String, RecordingError> {
         var capture: ResponseCapture? = nil
         if !body.isEmpty {
             guard let made = makeCapture() else {
@@ -24,7 +24,7 @@ extension Recorder {
 
     /// The response file extension a recording uses for a content type (`json`, `html`, `png`, … `bin`),
     /// so the loader infers the same content type back.
-    public static func responseFileExtension(for contentType: String?) -> String {
+    package static func responseFileExtension(for contentType: String?) -> String {
         fileExtension(for: contentType)
     }
 }

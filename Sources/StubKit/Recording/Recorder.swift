@@ -11,8 +11,9 @@ import FoundationNetworking
 /// volatile fields are left out of the conditions. Thread-safe: the writer serializes appends, and the
 /// counts sit behind one lock.
 public final class Recorder: Sendable {
-    public let configuration: RecordConfiguration
-    public let writer: BundleWriter
+    /// What is recorded, where, and how.
+    public let configuration: RecorderConfiguration
+    package let writer: BundleWriter
     let redactor: Redactor
     private let counts = Locked(RecordingSummary())
     /// Every secret value redacted so far (this run): a later response that echoes one in free text
@@ -20,21 +21,21 @@ public final class Recorder: Sendable {
     private let seenSecrets = Locked<Set<String>>([])
     private let captureFactory: @Sendable () -> ResponseCapture?
 
-    /// Opens the bundle for recording (replacing it in ``RecordConfiguration/Mode/all`` mode).
+    /// Opens the bundle for recording (replacing it in ``RecorderConfiguration/Mode/all`` mode).
     ///
     /// - Throws: ``RecordingError`` naming the folder when it cannot be written.
-    public convenience init(configuration: RecordConfiguration, now: Date = Date()) throws(RecordingError) {
+    public convenience init(configuration: RecorderConfiguration, now: Date = Date()) throws(RecordingError) {
         try self.init(configuration: configuration, now: now, makeCapture: { ResponseCapture() })
     }
 
     /// Opens the bundle for imported exchanges: `recordedAt` is written only when known (an import of
     /// undated traffic must not stamp the time of the import, or two imports of one file differ).
-    public convenience init(configuration: RecordConfiguration, recordedAt: Date?) throws(RecordingError) {
+    package convenience init(configuration: RecorderConfiguration, recordedAt: Date?) throws(RecordingError) {
         try self.init(configuration: configuration, now: recordedAt, makeCapture: { ResponseCapture() })
     }
 
     /// - Parameter makeCapture: where response bodies stream to (a test makes it fail).
-    init(configuration: RecordConfiguration, now: Date? = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
+    init(configuration: RecorderConfiguration, now: Date? = Date(), makeCapture: @escaping @Sendable () -> ResponseCapture?) throws(RecordingError) {
         self.captureFactory = makeCapture
         self.configuration = configuration
         self.redactor = Redactor(redact: configuration.redact, keep: configuration.keep)
@@ -49,8 +50,8 @@ public final class Recorder: Sendable {
     /// hosts it records, see ``records(_:)``).
     var recordsEverything: Bool { configuration.mode == .all }
 
-    /// Whether this request's host is one to record (``RecordConfiguration/hosts``; all when empty).
-    public func records(_ request: StubRequest) -> Bool {
+    /// Whether this request's host is one to record (``RecorderConfiguration/hosts``; all when empty).
+    package func records(_ request: StubRequest) -> Bool {
         let hosts = configuration.hosts
         guard !hosts.isEmpty else { return true }
         let host = request.host
@@ -367,14 +368,16 @@ public struct RecordingSummary: Sendable, Hashable, CustomStringConvertible {
     public var recorded = 0
     /// Requests answered from the active bundles instead of the network.
     public var replayed = 0
-    /// Secret values replaced by ``Redactor/placeholder``.
+    /// Secret values replaced by `REDACTED`.
     public var redacted = 0
     /// Exchanges not written: the network failed, or the bundle could not be written.
     public var failed = 0
+    /// What went wrong, one line each (a body that could not be stored, a file that could not be written).
     public var problems: [String] = []
     /// The bundle folder.
     public var bundle = ""
 
+    /// One line: the bundle and the counts, then the problems.
     public var description: String {
         var text = "StubKit recording: recorded \(recorded), replayed \(replayed), redacted \(redacted)"
         if failed > 0 { text += ", failed \(failed)" }

@@ -4,13 +4,13 @@ import Foundation
 /// `text/plain`, a form sent without its content type, multipart form data, XML, GraphQL.
 extension Redactor {
     /// A body or value with its secrets replaced by ``placeholder``.
-    public struct RedactedText: Sendable, Hashable {
+    package struct RedactedText: Sendable, Hashable {
         /// The text with every secret value replaced.
-        public var text: String
+        package var text: String
         /// How many values were replaced.
-        public var redacted: Int
+        package var redacted: Int
         /// The values replaced (to find them again elsewhere in the recording).
-        public var values: [String]
+        package var values: [String]
     }
 
     /// A textual body with its secrets replaced, sniffed by content rather than trusted by type: JSON
@@ -20,7 +20,7 @@ extension Redactor {
     /// sections. Query items named like secrets in URLs inside JSON strings, form values and XML are
     /// replaced too (see ``urlQueries(_:depth:)``). JSON is re-serialized with sorted keys only when
     /// something was replaced.
-    public func text(_ text: String, contentType: String?) -> RedactedText {
+    package func text(_ text: String, contentType: String?) -> RedactedText {
         let type = contentType?.lowercased() ?? ""
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.first == "{" || trimmed.first == "[", let result = jsonDocument(text) {

@@ -12,14 +12,14 @@ import Foundation
 /// no letter or digit, between letters and digits, and at camelCase, so `user[password]`, `password1`,
 /// `new_password2` and `api_key1` are secrets. A secret word glued to a word naming its value (`secretkey`,
 /// `tokenid`) is a secret too; one that merely starts or sits inside a word (`tokenizer`, `keyboard`,
-/// `author`, `secretary`) is not. ``RecordConfiguration/redact`` adds names (matched whole);
-/// ``RecordConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever their
+/// `author`, `secretary`) is not. ``RecorderConfiguration/redact`` adds names (matched whole);
+/// ``RecorderConfiguration/keep`` exempts names, default or not. Bodies are redacted whatever their
 /// declared type (see ``text(_:contentType:)``).
-public struct Redactor: Sendable {
+package struct Redactor: Sendable {
     /// What every redacted value becomes.
-    public static let placeholder = "REDACTED"
+    package static let placeholder = "REDACTED"
     /// Names redacted wherever they appear, whole.
-    public static let defaultNames: Set<String> = [
+    package static let defaultNames: Set<String> = [
         "authorization", "proxy_authorization", "cookie", "set_cookie",
         "key", "api_key", "x_api_key", "sig", "signature", "auth", "jwt", "otp", "pin", "pin_code", "pwd",
         "session", "session_id", "x_session", "x_session_id", "sid", "jsessionid", "phpsessid", "connect_sid",
@@ -31,17 +31,17 @@ public struct Redactor: Sendable {
     /// Default names that are secrets as headers, query items and form fields (`?key=AIza…`, `sig=…`)
     /// but ordinary data as JSON fields and XML elements (`{"key": "color"}`, S3's `<Key>photos/a.jpg</Key>`,
     /// a map's `{"pin": {"lat": …}}`, India's postal `{"pincode": "560001"}`).
-    public static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp", "pin", "pin_code", "assertion"]
+    package static let parameterOnlyNames: Set<String> = ["key", "sig", "auth", "session", "sid", "otp", "pin", "pin_code", "assertion"]
     /// Words that mark a secret when a word of the name ends in one (`access_token`, `accesstoken`), or in
     /// its plural (`credentials`), and no word of ``metadataWords`` follows.
-    public static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature", "passphrase", "passcode"]
+    package static let defaultFragments = ["token", "secret", "password", "passwd", "api_key", "apikey", "credential", "private_key", "signature", "passphrase", "passcode"]
     /// Words that, glued to the end of a secret word in one word, name the secret's value, not something
     /// else (`secretkey`, `tokenid`, `passwordhash`); an unlisted ending is kept (`tokenizer`, `secretary`).
     static let compoundTails = ["key", "keys", "id", "ids", "value", "values", "hash", "str", "string", "data", "code", "header"]
     /// Words that, right after a secret word, make a name describe the secret instead of holding it:
     /// OAuth's `token_type` (`"Bearer"`, which apps check) and `token_type_hint`, `tokenExpiresIn`,
     /// `password_policy`. A secret word elsewhere in the name still counts (`token_type_secret`).
-    public static let metadataWords: Set<String> = [
+    package static let metadataWords: Set<String> = [
         "type", "types", "kind", "format", "hint", "expires", "expiry", "expiration", "ttl", "lifetime",
         "length", "count", "policy", "endpoint", "url", "uri", "required", "enabled", "used", "remaining", "limit", "usage",
     ]
@@ -64,12 +64,12 @@ public struct Redactor: Sendable {
     private let kept: Set<String>
 
     /// Where a name was found: a header, query item or form field, or a field of a structured document.
-    public enum Place: Sendable {
+    package enum Place: Sendable {
         case parameter
         case document
     }
 
-    public init(redact: [String] = [], keep: [String] = []) {
+    package init(redact: [String] = [], keep: [String] = []) {
         self.names = Set((Self.defaultNames.map { $0 } + redact).map(Self.squashed))
         // A name the user adds is a secret everywhere, even one of the parameter-only defaults.
         self.parameterOnly = Set(Self.parameterOnlyNames.map(Self.squashed)).subtracting(redact.map(Self.squashed))
@@ -84,7 +84,7 @@ public struct Redactor: Sendable {
 
     /// Whether a header, query item or form field (`.parameter`), or a JSON field or XML element or
     /// attribute (`.document`), of this name holds a secret.
-    public func isSecret(_ name: String, in place: Place = .parameter) -> Bool {
+    package func isSecret(_ name: String, in place: Place = .parameter) -> Bool {
         let raw = name
         let name = Self.squashed(name)
         guard !name.isEmpty, !kept.contains(name) else { return false }
@@ -147,7 +147,7 @@ public struct Redactor: Sendable {
     }
 
     /// Headers with secret values replaced; the count of values replaced.
-    public func headers(_ headers: [String: String]) -> (headers: [String: String], redacted: Int) {
+    package func headers(_ headers: [String: String]) -> (headers: [String: String], redacted: Int) {
         var count = 0
         var result = headers
         for (name, _) in headers where isSecret(name) {
@@ -159,7 +159,7 @@ public struct Redactor: Sendable {
 
     /// A JSON value with the values of secret fields replaced, at any depth; the count, and the key
     /// paths replaced (so matching can leave them out: a replay sends the real secret, not the placeholder).
-    public func json(_ value: Any) -> (value: Any, redacted: Int, paths: [[String]], values: [String]) {
+    package func json(_ value: Any) -> (value: Any, redacted: Int, paths: [[String]], values: [String]) {
         var count = 0
         var paths: [[String]] = []
         var values: [String] = []
@@ -198,7 +198,7 @@ public struct Redactor: Sendable {
     /// The secret parts of a redacted value, to find them again elsewhere (a token echoed in a text
     /// body): the whole value, the credentials after `Bearer `/`Basic `, each cookie's value. Parts
     /// shorter than 6 characters are left out, as they would match ordinary text.
-    public static func secretParts(of value: String) -> Set<String> {
+    package static func secretParts(of value: String) -> Set<String> {
         var parts: Set<String> = [value]
         for piece in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
             let part = piece.trimmingCharacters(in: .whitespaces)
@@ -222,7 +222,7 @@ public struct Redactor: Sendable {
                                                 "priority", "partitioned", "version", "comment"]
 
     /// `a=1&token=x` with secret values replaced (query strings and form bodies).
-    public func formEncoded(_ text: String) -> (text: String, redacted: Int) {
+    package func formEncoded(_ text: String) -> (text: String, redacted: Int) {
         let result = form(text)
         return (result.text, result.redacted)
     }

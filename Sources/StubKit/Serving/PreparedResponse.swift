@@ -17,7 +17,7 @@ package struct PreparedResponse {
     ///
     /// - Returns: the response, or the error the client sees: the rule's simulated network error, or
     ///   `cannotOpenFile` when the response file went missing since the bundle was loaded.
-    package static func prepare(_ match: StubMatch, for request: StubRequest, now: Date) -> Result<PreparedResponse, URLError> {
+    package static func render(_ match: StubMatch, for request: StubRequest, now: Date) -> Result<PreparedResponse, URLError> {
         let response = match.response
         let url = request.url
         if let error = response.error {

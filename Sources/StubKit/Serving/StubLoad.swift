@@ -171,7 +171,7 @@ final class StubLoad: @unchecked Sendable {
         let response = match.response
         let url = request.url!
         let prepared: PreparedResponse
-        switch PreparedResponse.prepare(match, for: stubRequest, now: engine.now) {
+        switch PreparedResponse.render(match, for: stubRequest, now: engine.now) {
         case .failure(let error):
             fail(error, request: stubRequest, match: match)
             return

@@ -66,10 +66,12 @@ public final class StubURLProtocol: URLProtocol {
         return engine.handles(request)
     }
 
+    /// The request unchanged: stubs match what the app sent.
     public override class func canonicalRequest(for request: URLRequest) -> URLRequest {
         request
     }
 
+    /// Answers the request from the engine: a stubbed response, a simulated failure, a refusal, or the network.
     public override func startLoading() {
         guard let engine = Self.currentEngine else {
             guard !state.withLock({ $0.takeStopBeforeStart() }) else { return }
@@ -112,6 +114,7 @@ public final class StubURLProtocol: URLProtocol {
     }
     #endif
 
+    /// Cancels the response still under way; the client hears nothing more from this load.
     public override func stopLoading() {
         // The load stays (stopping twice is harmless): `client` asks it whether it has finished.
         let started = state.withLock { state -> StubLoad? in

@@ -5,13 +5,13 @@ import StubKit
 /// Writes bundles' rules as HAR 1.2: for each rule a request that it would answer, with its response
 /// (one entry per response of a sequence, in order), so stubs open in browser developer tools,
 /// Charles or Proxyman, and a HAR import of the result gives the same rules back.
-public struct HARExporter: Sendable {
-    public init() {}
+package struct HARExporter: Sendable {
+    package init() {}
 
     /// The HAR document and a note for every rule or part of one that HAR cannot show.
     ///
     /// - Throws: ``ImportError`` for a bundle that does not load (its first error).
-    public func export(_ bundles: [URL]) throws(ImportError) -> (data: Data, notes: [ImportNote]) {
+    package func export(_ bundles: [URL]) throws(ImportError) -> (data: Data, notes: [ImportNote]) {
         var entries: [[String: Any]] = []
         var notes: [ImportNote] = []
         let formatter = ISO8601DateFormatter()

@@ -6,8 +6,8 @@ import StubKit
 /// literals kept, escapes unescaped, the first branch of each alternation, optional parts left out,
 /// classes by their first member. The result is checked with StubKit's own matcher, so a pattern
 /// this cannot sample gives `nil`, never a wrong request.
-public enum RegexSample {
-    public static func text(matching pattern: String) -> String? {
+package enum RegexSample {
+    package static func text(matching pattern: String) -> String? {
         guard let regex = try? RegexPattern(pattern) else { return nil }
         // `x*` once first (a header value cannot end in the space of `Bearer\s.*`), then not at all.
         for starOnce in [true, false] {
@@ -18,7 +18,7 @@ public enum RegexSample {
     }
 
     /// An absolute URL the `urlRegex` matches; a sample without scheme and host gets `https://localhost`.
-    public static func url(matching pattern: String) -> String? {
+    package static func url(matching pattern: String) -> String? {
         guard var text = self.text(matching: pattern) else { return nil }
         if !text.contains("://") {
             text = "https://localhost" + (text.hasPrefix("/") ? "" : "/") + text

@@ -9,24 +9,24 @@ import StubKit
 /// In place, the bundle is first copied to a sibling `<bundle>.pre-migrate` folder; with a
 /// destination, the bundle is copied there and the copy is rewritten. The result must load with no
 /// error and no legacy-key note, or nothing is changed.
-public struct LegacyMigrator: Sendable {
-    public init() {}
+package struct LegacyMigrator: Sendable {
+    package init() {}
 
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The rewritten rules file.
-        public var rulesFile: URL
+        package var rulesFile: URL
         /// The copy of the bundle as it was (in-place migrations only).
-        public var backup: URL?
+        package var backup: URL?
         /// How many rules had a legacy key.
-        public var migratedRules: Int
-        public var notes: [ImportNote]
+        package var migratedRules: Int
+        package var notes: [ImportNote]
     }
 
     /// Migrates `bundle`, in place or into `destination`.
     ///
     /// - Throws: ``ImportError`` naming the file (and line or key) when the rules file cannot be read,
     ///   the destination or backup exists, or the migrated bundle would not load cleanly.
-    public func migrate(_ bundle: URL, to destination: URL? = nil) throws(ImportError) -> Result {
+    package func migrate(_ bundle: URL, to destination: URL? = nil) throws(ImportError) -> Result {
         let fm = FileManager.default
         guard let name = RuleKeys.rulesFileNames.first(where: { fm.fileExists(atPath: bundle.appendingPathComponent($0).path) }) else {
             throw ImportError(file: bundle.path, "no rules file (\(RuleKeys.rulesFileNames.joined(separator: ", "))): not a bundle")

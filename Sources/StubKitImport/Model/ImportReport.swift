@@ -2,26 +2,26 @@
 import Foundation
 
 /// What an import did: per source file, how many entries were carried over, and every note.
-public struct ImportReport: Sendable {
-    public struct FileSummary: Sendable {
-        public var file: String
-        public var format: ImportFormat
-        public var entries: Int
+package struct ImportReport: Sendable {
+    package struct FileSummary: Sendable {
+        package var file: String
+        package var format: ImportFormat
+        package var entries: Int
     }
 
-    public var bundle: URL
-    public var files: [FileSummary] = []
-    public var notes: [ImportNote] = []
+    package var bundle: URL
+    package var files: [FileSummary] = []
+    package var notes: [ImportNote] = []
     /// Rules in the written bundle.
-    public var rules = 0
+    package var rules = 0
     /// Secret values replaced by the redactor.
-    public var redacted = 0
+    package var redacted = 0
 
     /// 0 when everything was carried over, 1 when something is reported.
-    public var exitCode: Int32 { notes.isEmpty ? 0 : 1 }
+    package var exitCode: Int32 { notes.isEmpty ? 0 : 1 }
 
     /// The report as Markdown, for `IMPORT-NOTES.md` beside the rules file (the linter treats `*.md` as documentation).
-    public var markdown: String {
+    package var markdown: String {
         var text = "# Import notes\n\nWritten by `stubkit import`. \(rules) rules from \(files.count) file(s)"
         text += redacted > 0 ? "; \(redacted) secret value(s) replaced by `REDACTED`.\n\n" : ".\n\n"
         text += "| source | format | entries imported |\n|---|---|---|\n"
@@ -36,7 +36,7 @@ public struct ImportReport: Sendable {
     }
 
     /// The report for a terminal.
-    public var summary: String {
+    package var summary: String {
         var text = notes.map { "note: \($0.description)" }.joined(separator: "\n")
         if !text.isEmpty { text += "\n" }
         let entries = files.reduce(0) { $0 + $1.entries }

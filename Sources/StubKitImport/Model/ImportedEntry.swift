@@ -3,35 +3,35 @@ import Foundation
 import StubKit
 
 /// One thing a reader found in a source file, ready for the bundle writer.
-public enum ImportedEntry: Sendable {
+package enum ImportedEntry: Sendable {
     /// Recorded traffic (a HAR entry, a cassette interaction): written as a recording writes it, with
     /// the same redaction and conditions; identical requests become one rule's `responses`.
     case exchange(Exchange)
     /// A stub someone wrote (a WireMock mapping, a Mocktail file), with its own conditions.
     case stub(Stub)
 
-    public struct Exchange: Sendable {
-        public var source: String
-        public var request: StubRequest
-        public var status: Int
-        public var headers: [String: String]
+    package struct Exchange: Sendable {
+        package var source: String
+        package var request: StubRequest
+        package var status: Int
+        package var headers: [String: String]
         /// Decoded (no transfer or content encoding left).
-        public var body: Data
+        package var body: Data
         /// When it was recorded, if the source says.
-        public var startedAt: Date?
+        package var startedAt: Date?
     }
 
-    public struct Stub: Sendable {
-        public var source: String
-        public var conditions: BundleWriter.RequestConditions
-        public var response: BundleWriter.Response
+    package struct Stub: Sendable {
+        package var source: String
+        package var conditions: BundleWriter.RequestConditions
+        package var response: BundleWriter.Response
         /// What decides which requests the source stub answers, as the source wrote it (WireMock: the
         /// request, priority and scenario state as canonical JSON): equal for two stubs exactly when
         /// one shadows the other, whatever was not carried over.
         var matchIdentity: String?
     }
 
-    public var source: String {
+    package var source: String {
         switch self {
         case .exchange(let exchange): return exchange.source
         case .stub(let stub): return stub.source
@@ -40,31 +40,31 @@ public enum ImportedEntry: Sendable {
 }
 
 /// Something in a source entry that the bundle cannot carry: what, and what was done instead.
-public struct ImportNote: Sendable, Hashable, CustomStringConvertible {
+package struct ImportNote: Sendable, Hashable, CustomStringConvertible {
     /// The file and the entry in it: `recording.har: log.entries[2]`.
-    public var source: String
-    public var message: String
+    package var source: String
+    package var message: String
 
-    public init(source: String, message: String) {
+    package init(source: String, message: String) {
         self.source = source
         self.message = message
     }
 
-    public var description: String { "\(source): \(message)" }
+    package var description: String { "\(source): \(message)" }
 }
 
 /// What a reader made of one source file.
-public struct ImportBatch: Sendable {
-    public var format: ImportFormat
-    public var file: String
-    public var entries: [ImportedEntry] = []
-    public var notes: [ImportNote] = []
+package struct ImportBatch: Sendable {
+    package var format: ImportFormat
+    package var file: String
+    package var entries: [ImportedEntry] = []
+    package var notes: [ImportNote] = []
     /// The most bytes this file's compressed bodies may still inflate to (the import's budget left).
     var inflateLimit = Int.max
     /// Bytes this file's compressed bodies inflated to.
     var inflatedBytes = 0
 
-    public init(format: ImportFormat, file: String) {
+    package init(format: ImportFormat, file: String) {
         self.format = format
         self.file = file
     }

@@ -8,27 +8,27 @@ import StubKit
 /// Diagnostics use StubKit's ``Diagnostic`` and the SK2xx codes: located at the rule (its rules file,
 /// line and key path, or the response file and the offending value's line) with the spec's operation
 /// as the related location.
-public struct OpenAPILinter: Sendable {
-    public let spec: OpenAPISpec
+package struct OpenAPILinter: Sendable {
+    package let spec: OpenAPISpec
     /// Files are named relative to this folder when inside it (as `stublint` names them).
-    public var displayBase: URL?
+    package var displayBase: URL?
 
-    public init(spec: OpenAPISpec, displayBase: URL? = nil) {
+    package init(spec: OpenAPISpec, displayBase: URL? = nil) {
         self.spec = spec
         self.displayBase = displayBase
     }
 
-    public struct Report: Sendable {
-        public var diagnostics: [Diagnostic]
+    package struct Report: Sendable {
+        package var diagnostics: [Diagnostic]
         /// Operations at least one rule stubs, by label (`GET /pets/{petId}`).
-        public var stubbed: Set<String>
+        package var stubbed: Set<String>
         /// With coverage: "12 of 30 operations stubbed".
-        public var coverageLine: String
+        package var coverageLine: String
     }
 
     /// Checks the rules of each bundle folder (loaded as the engine loads them; rules with errors are
     /// left out, as `stublint` already reports those).
-    public func lint(folders: [URL], coverage: Bool) -> Report {
+    package func lint(folders: [URL], coverage: Bool) -> Report {
         var options = BundleLoader.Options.engine
         options.displayBase = displayBase
         options.reportLegacyKeys = false

@@ -9,33 +9,33 @@ import StubKit
 /// that ask for it with `Prefer: code=404` (the header Prism uses), so no rule shadows another. A body
 /// is written only when it validates against its documented schema, so the bundle is contract-clean
 /// by construction; what cannot be written is reported, never guessed.
-public struct BundleScaffolder: Sendable {
-    public let spec: OpenAPISpec
+package struct BundleScaffolder: Sendable {
+    package let spec: OpenAPISpec
 
-    public init(spec: OpenAPISpec) {
+    package init(spec: OpenAPISpec) {
         self.spec = spec
     }
 
-    public struct Report: Sendable {
-        public var bundle: URL
-        public var rules: Int
-        public var operations: Int
+    package struct Report: Sendable {
+        package var bundle: URL
+        package var rules: Int
+        package var operations: Int
         /// Responses not written, with why: `GET /pets 200: no example and the schema gives none`.
-        public var notes: [String]
+        package var notes: [String]
 
-        public var summary: String {
+        package var summary: String {
             var text = "wrote \(rules) rule\(rules == 1 ? "" : "s") for \(operations) operation\(operations == 1 ? "" : "s") to \(bundle.path)\n"
             for note in notes { text += "note: \(note)\n" }
             return text
         }
     }
 
-    public struct ScaffoldError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct ScaffoldError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Writes the bundle at `bundle` (a new or empty folder, or a bundle when `replacing`).
-    public func write(to bundle: URL, replacing: Bool = false) throws(ScaffoldError) -> Report {
+    package func write(to bundle: URL, replacing: Bool = false) throws(ScaffoldError) -> Report {
         let fm = FileManager.default
         if !replacing, let entries = try? fm.contentsOfDirectory(atPath: bundle.path), !entries.isEmpty {
             throw ScaffoldError(description: "\(bundle.path) is not empty; name a new folder, or pass --force to replace a bundle there")

@@ -3,22 +3,22 @@ import Foundation
 import StubKit
 
 /// One way a JSON value fails a schema, located by a JSON pointer into the value.
-public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
+package struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
     /// `/restaurants/2/deliveryMinutes`; empty for the whole value.
-    public var pointer: String
-    public var message: String
+    package var pointer: String
+    package var message: String
     /// Where the offending value is written, when its text has positions.
-    public var position: SourcePosition?
+    package var position: SourcePosition?
     /// Not a violation: the value is a placeholder whose type the request decides, so it was not checked.
-    public var isPlaceholderNote = false
+    package var isPlaceholderNote = false
     /// Not a violation: the schema could not be followed here (a `$ref` to another file, a cycle).
-    public var isUncheckedNote = false
+    package var isUncheckedNote = false
 
     /// Whether this is a real violation rather than a note about what was not checked.
-    public var isViolation: Bool { !isPlaceholderNote && !isUncheckedNote }
+    package var isViolation: Bool { !isPlaceholderNote && !isUncheckedNote }
 
     /// `/a/0/b: message`, or `(body): message` for the whole value.
-    public var description: String { "\(pointer.isEmpty ? "(body)" : pointer): \(message)" }
+    package var description: String { "\(pointer.isEmpty ? "(body)" : pointer): \(message)" }
 }
 
 /// Validates a JSON value against an OpenAPI schema: `$ref` (local), `type`, `nullable` (3.0) and
@@ -30,10 +30,10 @@ public struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {
 /// without bound: a `$ref` cycle that consumes no input stops at ``maximumDepth``, and a schema whose
 /// combinators multiply the work (`anyOf: [$ref: A, $ref: A]` inside `A`, which doubles at every level)
 /// stops after ``maximumSteps`` with a note that it was not checked further.
-public struct SchemaValidator: Sendable {
+package struct SchemaValidator: Sendable {
     /// The document `$ref`s point into (`#/components/schemas/Pet`, or `#/$defs/x` in a plain schema).
     let root: SourceValue
-    public let dialect: SchemaDialect
+    package let dialect: SchemaDialect
     /// How a string of a rendered template is to be read (see ``PlaceholderMarkers``).
     var markers: PlaceholderMarkers?
 
@@ -50,7 +50,7 @@ public struct SchemaValidator: Sendable {
         var exhausted: Bool { count > SchemaValidator.maximumSteps }
     }
 
-    public init(root: SourceValue, dialect: SchemaDialect) {
+    package init(root: SourceValue, dialect: SchemaDialect) {
         self.root = root
         self.dialect = dialect
     }
@@ -62,7 +62,7 @@ public struct SchemaValidator: Sendable {
     }
 
     /// Every violation, in document order of the value.
-    public func validate(_ instance: SourceValue, against schema: SourceValue) -> [SchemaViolation] {
+    package func validate(_ instance: SourceValue, against schema: SourceValue) -> [SchemaViolation] {
         var out: [SchemaViolation] = []
         let steps = Steps()
         check(instance, schema, pointer: "", depth: 0, steps: steps, into: &out)
@@ -74,7 +74,7 @@ public struct SchemaValidator: Sendable {
     }
 
     /// Whether the value passes (placeholder notes do not count).
-    public func isValid(_ instance: SourceValue, against schema: SourceValue) -> Bool {
+    package func isValid(_ instance: SourceValue, against schema: SourceValue) -> Bool {
         !validate(instance, against: schema).contains(where: \.isViolation)
     }
 

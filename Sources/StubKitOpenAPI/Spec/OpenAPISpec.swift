@@ -20,7 +20,7 @@ import StubKit
 import Yams
 
 /// How a document's schemas are read.
-public enum SchemaDialect: Sendable, Hashable {
+package enum SchemaDialect: Sendable, Hashable {
     /// OpenAPI 3.0: `nullable`, one `type`, boolean `exclusiveMinimum`/`exclusiveMaximum`, `$ref` alone.
     case openAPI30
     /// OpenAPI 3.1 and 3.2: JSON Schema 2020-12 (`type` arrays, `null`, `const`, numeric exclusive bounds).
@@ -28,27 +28,27 @@ public enum SchemaDialect: Sendable, Hashable {
 }
 
 /// A loaded OpenAPI document: its operations, servers and the tree their schemas live in.
-public struct OpenAPISpec: Sendable {
+package struct OpenAPISpec: Sendable {
     /// The file as diagnostics name it.
-    public var file: String
+    package var file: String
     /// `3.0.3`, `3.1.0`, …
-    public var version: String
-    public var dialect: SchemaDialect
-    public var title: String
-    public var servers: [SpecServer]
+    package var version: String
+    package var dialect: SchemaDialect
+    package var title: String
+    package var servers: [SpecServer]
     /// In the document's order.
-    public var operations: [SpecOperation]
+    package var operations: [SpecOperation]
     let root: SourceValue
 
     /// Why a document cannot be used.
-    public struct LoadError: Error, Sendable, CustomStringConvertible {
-        public var file: String
-        public var position: SourcePosition?
-        public var message: String
-        public var description: String { "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)" }
+    package struct LoadError: Error, Sendable, CustomStringConvertible {
+        package var file: String
+        package var position: SourcePosition?
+        package var message: String
+        package var description: String { "\(file)\(position.map { ":\($0.line):\($0.column)" } ?? ""): \(message)" }
 
         /// The diagnostic that reports it.
-        public var diagnostic: Diagnostic { Diagnostic(.unreadableSpec, file: file, position: position, message: message) }
+        package var diagnostic: Diagnostic { Diagnostic(.unreadableSpec, file: file, position: position, message: message) }
     }
 
     static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"]
@@ -56,7 +56,7 @@ public struct OpenAPISpec: Sendable {
     /// Reads and checks an OpenAPI 3.0, 3.1 or 3.2 document, YAML or JSON.
     ///
     /// - Parameter display: the name diagnostics use for the file (default: its path).
-    public static func load(_ url: URL, display: String? = nil) throws(LoadError) -> OpenAPISpec {
+    package static func load(_ url: URL, display: String? = nil) throws(LoadError) -> OpenAPISpec {
         let name = display ?? url.path
         let data: Data
         do { data = try Data(contentsOf: url) } catch { throw LoadError(file: name, message: "cannot be read: \(error.localizedDescription)") }

@@ -3,8 +3,8 @@ import Foundation
 import StubKit
 
 /// One operation of an OpenAPI document: a method on a path template, with its responses.
-public struct SpecOperation: Sendable {
-    public enum Segment: Sendable, Hashable {
+package struct SpecOperation: Sendable {
+    package enum Segment: Sendable, Hashable {
         case literal(String)
         case parameter(String)
         /// A segment with parameters and text (`{id}.pdf`, `{name}.{format}`), as written.
@@ -26,21 +26,21 @@ public struct SpecOperation: Sendable {
     }
 
     /// Upper-cased: `GET`.
-    public var method: String
+    package var method: String
     /// The path template as the spec writes it: `/pets/{petId}`.
-    public var path: String
-    public var segments: [Segment]
+    package var path: String
+    package var segments: [Segment]
     /// The operation object.
     var node: SourceValue
     /// Path parameters by name: their schemas (the operation's own override the path item's).
     var pathParameters: [String: SourceValue]
     /// `operationId`, when the spec gives one.
-    public var operationID: String?
+    package var operationID: String?
     /// Where the operation's method key sits in the spec.
-    public var position: SourcePosition?
+    package var position: SourcePosition?
 
     /// `GET /pets/{petId}`: how diagnostics name the operation.
-    public var label: String { "\(method) \(path)" }
+    package var label: String { "\(method) \(path)" }
 
     /// `paths./pets/{petId}.get`: where the operation sits in the spec.
     var keyPath: String { "paths.\(path).\(method.lowercased())" }
@@ -58,13 +58,13 @@ public struct SpecOperation: Sendable {
 }
 
 /// Where a spec's `servers` put its operations: a host (when the URL names one) and a base path.
-public struct SpecServer: Sendable, Hashable {
+package struct SpecServer: Sendable, Hashable {
     /// Lower-cased; `nil` for a relative server URL (`/api/v3`), which matches any host. Variables
     /// hold their defaults.
-    public var host: String?
-    public var basePath: [String]
+    package var host: String?
+    package var basePath: [String]
     /// The URL as written, for messages.
-    public var url: String
+    package var url: String
     /// When the host has `{variables}`: a regular expression for every host they allow (an `enum`'s
     /// values, or any text for a variable without one), so `eu.api.example.com` is a host of
     /// `https://{region}.api.example.com` whatever the default region.

@@ -44,7 +44,7 @@ extension RequestDispatcher {
         // Taken before the body is read: a file changing while it is read fails the next check.
         let cacheSource = cacheKey.flatMap { _ in AnswerCache.source(of: match.response) }
         let prepared: PreparedResponse
-        switch PreparedResponse.prepare(match, for: exchange.stubRequest, now: engine.now) {
+        switch PreparedResponse.render(match, for: exchange.stubRequest, now: engine.now) {
         case .failure(let error):
             journal(exchange, match: match, status: 500, error: error)
             sendText(500, error.localizedDescription + "\n", exchange, on: connection)

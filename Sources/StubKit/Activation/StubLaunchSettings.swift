@@ -9,32 +9,32 @@ import Foundation
 /// - The same as environment variables (for processes without launch arguments): `STUB_API_CALLS=a,b`
 ///   (ordered), `STUB_API_CALLS_<template>=1` (ordered by name), `STUB_KILL_NETWORK=1`. Environment
 ///   templates come first, so launch arguments layer over them. A value of `0`, `NO` or `false` turns one off.
-public struct LaunchConfiguration: Sendable, Hashable {
+package struct StubLaunchSettings: Sendable, Hashable {
     // Also: `STUB_NOW=<ISO 8601>` fixes the time templates see; `STUB_SEED=<n>` seeds random delays.
-    public static let templatePrefix = "STUB_API_CALLS_"
-    public static let killSwitchFlag = "STUB_KILL_NETWORK"
-    public static let templateListVariable = "STUB_API_CALLS"
-    public static let bundlesPathVariable = "STUB_BUNDLES_PATH"
-    public static let nowPrefix = "STUB_NOW"
-    public static let seedPrefix = "STUB_SEED"
+    package static let templatePrefix = "STUB_API_CALLS_"
+    package static let killSwitchFlag = "STUB_KILL_NETWORK"
+    package static let templateListVariable = "STUB_API_CALLS"
+    package static let bundlesPathVariable = "STUB_BUNDLES_PATH"
+    package static let nowPrefix = "STUB_NOW"
+    package static let seedPrefix = "STUB_SEED"
     /// `STUB_JOURNAL_LIVE=<file>`: append each journal entry to this file as one JSON line, as it happens.
-    public static let liveJournalVariable = "STUB_JOURNAL_LIVE"
+    package static let liveJournalVariable = "STUB_JOURNAL_LIVE"
 
     /// Templates in activation order, each once (its first appearance counts).
-    public var templates: [String]
-    public var killSwitch: Bool
+    package var templates: [String]
+    package var killSwitch: Bool
     /// The "now" templates see (`STUB_NOW=<ISO 8601>`), so a replay sees the same time every day.
-    public var now: Date?
+    package var now: Date?
     /// The seed of random delays (`STUB_SEED=<n>`).
-    public var seed: UInt64?
-    /// Record mode (`STUB_RECORD=<template>` and its companions; see ``RecordSettings``).
-    public var recording: RecordSettings?
+    package var seed: UInt64?
+    /// Record mode (`STUB_RECORD=<template>` and its companions; see ``RecordingLaunchSettings``).
+    package var recording: RecordingLaunchSettings?
     /// The live journal file (`STUB_JOURNAL_LIVE=<file>`) a test runner reads while the app runs.
-    public var liveJournalPath: String?
+    package var liveJournalPath: String?
     /// Arguments and variables that start with `STUB_` but could not be understood.
-    public var problems: [String] = []
+    package var problems: [String] = []
 
-    public init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil) {
+    package init(templates: [String] = [], killSwitch: Bool = false, now: Date? = nil, seed: UInt64? = nil) {
         self.templates = templates
         self.killSwitch = killSwitch
         self.now = now
@@ -42,9 +42,9 @@ public struct LaunchConfiguration: Sendable, Hashable {
     }
 
     /// Whether anything asks for stubbing at all; when not, an app starts exactly as in production.
-    public var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil && liveJournalPath == nil }
+    package var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil && liveJournalPath == nil }
 
-    public init(arguments: [String], environment: [String: String]) {
+    package init(arguments: [String], environment: [String: String]) {
         var templates: [String] = []
         var killSwitch = false
         var now: Date? = nil
@@ -127,7 +127,7 @@ public struct LaunchConfiguration: Sendable, Hashable {
         self.killSwitch = killSwitch
         self.now = now
         self.seed = seed
-        let (recording, recordingProblems) = RecordSettings.parse(arguments: arguments, environment: environment)
+        let (recording, recordingProblems) = RecordingLaunchSettings.parse(arguments: arguments, environment: environment)
         self.recording = recording
         self.problems = problems + recordingProblems
         self.liveJournalPath = Self.value(of: Self.liveJournalVariable, arguments: arguments, environment: environment)
@@ -169,7 +169,7 @@ public struct LaunchConfiguration: Sendable, Hashable {
     }
 
     /// Launch arguments that ask for this configuration: what a UI test passes to the app it launches.
-    public var launchArguments: [String] {
+    package var launchArguments: [String] {
         var arguments = templates.map { Self.templatePrefix + $0 } + (killSwitch ? [Self.killSwitchFlag] : [])
         if let now { arguments.append("\(Self.nowPrefix)=\(ISO8601DateFormatter().string(from: now))") }
         if let seed { arguments.append("\(Self.seedPrefix)=\(seed)") }

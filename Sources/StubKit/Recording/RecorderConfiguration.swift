@@ -3,13 +3,13 @@ import Foundation
 /// What a recording run asks for: which bundle to write, when to go to the network, which request
 /// fields are volatile, and what must never be written.
 ///
-/// From launch arguments or the environment (see ``LaunchConfiguration``):
+/// From launch arguments or the environment (what ``RecordingLaunchSettings`` carries):
 /// `STUB_RECORD=<template>`, `STUB_RECORD_PATH=<folder>` (else the first folder of
 /// `STUB_BUNDLES_PATH`), `STUB_RECORD_MODE=missing|all|once`,
 /// `STUB_RECORD_IGNORE=body.email,query.ts,header.X-Request-ID`,
 /// `STUB_RECORD_REDACT=name,…` (more names to redact), `STUB_RECORD_KEEP=name,…` (default names not to redact),
 /// `STUB_RECORD_PRETTY=1`, `STUB_RECORD_HOSTS=api.example.com,*.example.org` (record only these hosts).
-public struct RecordConfiguration: Sendable, Hashable {
+public struct RecorderConfiguration: Sendable, Hashable {
     /// When a request goes to the network and is recorded.
     public enum Mode: String, Sendable, CaseIterable {
         /// Requests the active bundles answer are replayed; the rest go to the network and are added
@@ -44,6 +44,7 @@ public struct RecordConfiguration: Sendable, Hashable {
             }
         }
 
+        /// The form ``init(parsing:)`` reads (`body.email`).
         public var description: String {
             switch self {
             case .body(let path): return "body." + path.joined(separator: ".")
@@ -57,9 +58,11 @@ public struct RecordConfiguration: Sendable, Hashable {
     public var template: String
     /// The folder the bundle folder is created in.
     public var folder: URL
+    /// When a request goes to the network and is recorded.
     public var mode: Mode
+    /// Request fields left out of the recorded conditions.
     public var ignored: [VolatileField]
-    /// Header, query-item and JSON-field names redacted on top of ``Redactor/defaultNames``.
+    /// Header, query-item and JSON-field names redacted on top of the default ones (authorization and cookie headers, tokens, passwords, secrets).
     public var redact: [String]
     /// Default names not to redact.
     public var keep: [String]
@@ -70,6 +73,7 @@ public struct RecordConfiguration: Sendable, Hashable {
     /// active bundles answer it, else it goes to the network (or is refused with the kill switch on).
     public var hosts: [String]
 
+    /// A recording of `template` into `folder`, with the defaults above unless given.
     public init(template: String, folder: URL, mode: Mode = .missing, ignored: [VolatileField] = [],
                 redact: [String] = [], keep: [String] = [], prettyJSON: Bool = false, hosts: [String] = []) {
         self.template = template
@@ -90,7 +94,7 @@ public struct RecordConfiguration: Sendable, Hashable {
     }
 
     /// Whether the bundle already holds a rules file.
-    public var bundleExists: Bool {
+    package var bundleExists: Bool {
         BundleLocator.isBundle(bundleFolder) && RuleKeys.rulesFileNames.contains {
             FileManager.default.fileExists(atPath: bundleFolder.appendingPathComponent($0).path)
         }

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let activation = try StubActivation.activate()
-/// let launch = try LaunchBridge.current(activation: activation)
+/// let launch = try LaunchOverrides.current(activation: activation)
 /// if launch.automationFlags.bool("simulateUserAlreadyLoggedIn") == true { session.signInAsTestUser() }
 /// featureToggles.override(with: launch.featureFlags.values)
 /// let today = launch.date()            // STUB_NOW, or the recording's time, or the real clock
@@ -15,8 +15,10 @@ import Foundation
 ///
 /// In a production launch (no `STUB_…` argument or variable) every flag set is empty, ``now`` and
 /// ``seed`` are `nil`, and nothing is read from or written to disk.
-public struct LaunchBridge: Sendable {
+public struct LaunchOverrides: Sendable {
+    /// Product toggles the test set (`STUB_FEATURE_FLAGS`); empty in production.
     public var featureFlags: LaunchFlags
+    /// Test-only shortcuts the test set (`STUB_AUTOMATION_FLAGS`); empty in production.
     public var automationFlags: LaunchFlags
     /// The fixed "now" for the app's own date logic: `STUB_NOW`, else the `recordedAt` of the last
     /// active recorded bundle (so the app sees the day its stubs were recorded), else `nil`.
@@ -46,15 +48,15 @@ public struct LaunchBridge: Sendable {
     /// - Parameter activation: the app's activation, whose engine's fixed time (`STUB_NOW` or the
     ///   recorded bundle's `recordedAt`) becomes ``now``.
     /// - Throws: ``StubKitError`` naming the argument or variable whose flags are malformed.
-    public static func current(activation: StubActivation? = nil) throws(StubKitError) -> LaunchBridge {
-        try LaunchBridge(arguments: ProcessInfo.processInfo.arguments, environment: ProcessInfo.processInfo.environment, activation: activation)
+    public static func current(activation: StubActivation? = nil) throws(StubKitError) -> LaunchOverrides {
+        try LaunchOverrides(arguments: ProcessInfo.processInfo.arguments, environment: ProcessInfo.processInfo.environment, activation: activation)
     }
 
-    public init(arguments: [String], environment: [String: String], activation: StubActivation? = nil) throws(StubKitError) {
+    package init(arguments: [String], environment: [String: String], activation: StubActivation? = nil) throws(StubKitError) {
         var sets: [LaunchFlags.Kind: LaunchFlags] = [:]
         for kind in LaunchFlags.Kind.allCases {
-            guard let text = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: environment) else { continue }
-            let fromArgument = LaunchConfiguration.value(of: kind.argumentName, arguments: arguments, environment: [:]) != nil
+            guard let text = StubLaunchSettings.value(of: kind.argumentName, arguments: arguments, environment: environment) else { continue }
+            let fromArgument = StubLaunchSettings.value(of: kind.argumentName, arguments: arguments, environment: [:]) != nil
             sets[kind] = try LaunchFlags(decoding: text, source: "\(fromArgument ? "launch argument" : "environment variable") \(kind.argumentName)")
         }
         featureFlags = sets[.feature] ?? LaunchFlags()
@@ -64,7 +66,7 @@ public struct LaunchBridge: Sendable {
             seed = activation.configuration.seed
             stubsRequested = !activation.configuration.isEmpty
         } else {
-            let configuration = LaunchConfiguration(arguments: arguments, environment: environment)
+            let configuration = StubLaunchSettings(arguments: arguments, environment: environment)
             stubsRequested = !configuration.isEmpty
             if let problem = configuration.problems.first { throw .invalidLaunchSetting(problem) }
             // As activation does: a replayed recording sees the time it was recorded at.
@@ -74,6 +76,7 @@ public struct LaunchBridge: Sendable {
         }
     }
 
+    /// Overrides given in code, for an app's own unit tests of the code that reads them.
     public init(featureFlags: LaunchFlags = [:], automationFlags: LaunchFlags = [:], now: Date? = nil, seed: UInt64? = nil,
                 stubsRequested: Bool = false) {
         self.stubsRequested = stubsRequested
@@ -87,20 +90,20 @@ public struct LaunchBridge: Sendable {
     public func date() -> Date { now ?? Date() }
 
     /// A generator seeded with ``seed``, or `nil` when the launch sets none (use the system's then).
-    public func makeRandomNumberGenerator() -> SeededRandomNumberGenerator? {
+    public func makeRandomNumberGenerator() -> (some RandomNumberGenerator & Sendable)? {
         seed.map(SeededRandomNumberGenerator.init(seed:))
     }
 }
 
 /// SplitMix64: the same seed gives the same sequence on every platform and every run.
-public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
+package struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -5,24 +5,30 @@ import Foundation
 /// `STUB_RECORD=<template>` turns it on; `STUB_RECORD_PATH`, `STUB_RECORD_MODE`, `STUB_RECORD_IGNORE`,
 /// `STUB_RECORD_REDACT`, `STUB_RECORD_KEEP`, `STUB_RECORD_PRETTY` and `STUB_RECORD_HOSTS` refine it. Each is read from the
 /// environment, then from launch arguments as `NAME=value` or Apple's `-NAME value` (arguments win).
-public struct RecordSettings: Sendable, Hashable {
-    public static let templateKey = "STUB_RECORD"
-    public static let pathKey = "STUB_RECORD_PATH"
-    public static let modeKey = "STUB_RECORD_MODE"
-    public static let ignoreKey = "STUB_RECORD_IGNORE"
-    public static let redactKey = "STUB_RECORD_REDACT"
-    public static let keepKey = "STUB_RECORD_KEEP"
-    public static let prettyKey = "STUB_RECORD_PRETTY"
-    public static let hostsKey = "STUB_RECORD_HOSTS"
+public struct RecordingLaunchSettings: Sendable, Hashable {
+    package static let templateKey = "STUB_RECORD"
+    package static let pathKey = "STUB_RECORD_PATH"
+    package static let modeKey = "STUB_RECORD_MODE"
+    package static let ignoreKey = "STUB_RECORD_IGNORE"
+    package static let redactKey = "STUB_RECORD_REDACT"
+    package static let keepKey = "STUB_RECORD_KEEP"
+    package static let prettyKey = "STUB_RECORD_PRETTY"
+    package static let hostsKey = "STUB_RECORD_HOSTS"
     static let keys = [templateKey, pathKey, modeKey, ignoreKey, redactKey, keepKey, prettyKey, hostsKey]
 
+    /// The template name of the bundle to record (`STUB_RECORD`).
     public var template: String
     /// `STUB_RECORD_PATH`; `nil` means the first folder of `STUB_BUNDLES_PATH`.
     public var path: String?
-    public var mode: RecordConfiguration.Mode = .missing
-    public var ignored: [RecordConfiguration.VolatileField] = []
+    /// When to go to the network and record (`STUB_RECORD_MODE`); ``RecorderConfiguration/Mode/missing`` by default.
+    public var mode: RecorderConfiguration.Mode = .missing
+    /// Request fields left out of recorded conditions (`STUB_RECORD_IGNORE`).
+    public var ignored: [RecorderConfiguration.VolatileField] = []
+    /// More header, query-item and JSON-field names to redact (`STUB_RECORD_REDACT`).
     public var redact: [String] = []
+    /// Default names not to redact (`STUB_RECORD_KEEP`).
     public var keep: [String] = []
+    /// Write JSON bodies pretty-printed with sorted keys (`STUB_RECORD_PRETTY`).
     public var prettyJSON = false
     /// `STUB_RECORD_HOSTS`: record only requests to these hosts (`api.example.com`, `*.example.com`);
     /// empty means every host.
@@ -30,7 +36,7 @@ public struct RecordSettings: Sendable, Hashable {
 
     /// The settings in `arguments` and `environment`, or `nil` without `STUB_RECORD`; problems name
     /// the argument or variable that could not be read.
-    static func parse(arguments: [String], environment: [String: String]) -> (settings: RecordSettings?, problems: [String]) {
+    static func parse(arguments: [String], environment: [String: String]) -> (settings: RecordingLaunchSettings?, problems: [String]) {
         var values: [String: (value: String, source: String)] = [:]
         for key in keys { if let value = environment[key] { values[key] = (value, "environment variable \(key)") } }
         var rest = arguments.dropFirst()[...]
@@ -45,21 +51,21 @@ public struct RecordSettings: Sendable, Hashable {
             }
         }
         guard let template = values[templateKey], !template.value.isEmpty,
-              LaunchConfiguration.booleanWord(template.value) != false else { return (nil, []) }
+              StubLaunchSettings.booleanWord(template.value) != false else { return (nil, []) }
         var problems: [String] = []
-        var settings = RecordSettings(template: template.value)
+        var settings = RecordingLaunchSettings(template: template.value)
         if !BundleLocator.isValidTemplateName(template.value) {
             problems.append("\(template.source)=\(template.value): a template name is the name of a bundle folder, without '/', '\\' or '..'")
         }
         settings.path = values[pathKey]?.value
         if let mode = values[modeKey] {
-            if let parsed = RecordConfiguration.Mode(rawValue: mode.value.lowercased()) { settings.mode = parsed } else {
+            if let parsed = RecorderConfiguration.Mode(rawValue: mode.value.lowercased()) { settings.mode = parsed } else {
                 problems.append("\(mode.source)=\(mode.value): expected one of missing, all, once")
             }
         }
         if let ignore = values[ignoreKey] {
             for item in list(ignore.value) {
-                if let field = RecordConfiguration.VolatileField(parsing: item) { settings.ignored.append(field) } else {
+                if let field = RecorderConfiguration.VolatileField(parsing: item) { settings.ignored.append(field) } else {
                     problems.append("\(ignore.source): '\(item)' is not body.<field>[.<field>…], query.<name> or header.<name>")
                 }
             }
@@ -67,13 +73,13 @@ public struct RecordSettings: Sendable, Hashable {
         settings.redact = values[redactKey].map { list($0.value) } ?? []
         settings.keep = values[keepKey].map { list($0.value) } ?? []
         settings.hosts = values[hostsKey].map { list($0.value) } ?? []
-        if let pretty = values[prettyKey] { settings.prettyJSON = LaunchConfiguration.booleanWord(pretty.value) ?? true }
+        if let pretty = values[prettyKey] { settings.prettyJSON = StubLaunchSettings.booleanWord(pretty.value) ?? true }
         return (settings, problems)
     }
 
     /// Launch arguments that ask for these settings, every one of them (what
-    /// ``LaunchConfiguration/launchArguments`` passes on to a child app); defaults are left out.
-    public var launchArguments: [String] {
+    /// ``StubLaunchSettings/launchArguments`` passes on to a child app); defaults are left out.
+    package var launchArguments: [String] {
         var arguments = ["\(Self.templateKey)=\(template)", "\(Self.modeKey)=\(mode.rawValue)"]
         if let path { arguments.append("\(Self.pathKey)=\(path)") }
         if !ignored.isEmpty { arguments.append("\(Self.ignoreKey)=\(ignored.map(\.description).joined(separator: ","))") }
@@ -89,8 +95,8 @@ public struct RecordSettings: Sendable, Hashable {
     }
 
     /// The full configuration, recording into `folder`.
-    public func configuration(folder: URL) -> RecordConfiguration {
-        RecordConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep,
+    package func configuration(folder: URL) -> RecorderConfiguration {
+        RecorderConfiguration(template: template, folder: folder, mode: mode, ignored: ignored, redact: redact, keep: keep,
                             prettyJSON: prettyJSON, hosts: hosts)
     }
 }
