@@ -12,8 +12,8 @@ import StubKit
 /// app.launchEnvironment = config.launchEnvironment
 /// ```
 ///
-/// The `STUB_…` arguments come from StubKit's own ``LaunchConfiguration``, which the app parses: one
-/// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
+/// The `STUB_…` arguments come from StubKit's own `LaunchConfiguration`, which the app parses: one
+/// encoding, written once. Flags go as one argument per kind in `LaunchFlags`' versioned JSON.
 public struct AppLaunchConfiguration: Sendable, Hashable {
     /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
     public var stubs: LaunchConfiguration
@@ -52,13 +52,13 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
         set { stubs.killSwitch = newValue }
     }
 
-    /// The time templates and the app's ``LaunchBridge`` see (`STUB_NOW`).
+    /// The time templates and the app's `LaunchBridge` see (`STUB_NOW`).
     public var now: Date? {
         get { stubs.now }
         set { stubs.now = newValue }
     }
 
-    /// The seed of random delays and of the app's ``LaunchBridge`` generator (`STUB_SEED`).
+    /// The seed of random delays and of the app's `LaunchBridge` generator (`STUB_SEED`).
     public var seed: UInt64? {
         get { stubs.seed }
         set { stubs.seed = newValue }
@@ -85,7 +85,7 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
 
     /// What to assign to `XCUIApplication.launchArguments` or `Process.arguments`.
     ///
-    /// - Throws: ``StubKitError`` naming the flag when a flag's Double is NaN or infinite: JSON has no
+    /// - Throws: `StubKitError` naming the flag when a flag's Double is NaN or infinite: JSON has no
     ///   form for them, so the app could not be handed the value (rather than a crash in the runner).
     public var launchArguments: [String] {
         get throws(StubKitError) {

@@ -73,7 +73,7 @@ public struct JournalEntry: Sendable {
     /// one) and location text are put together only when read: a journal is written far more often
     /// than it is read, and building the name was about 8k instructions per request, a twentieth of a
     /// stubbed request end to end (callgrind, docs/benchmarks.md). Equality and hashing use the text.
-    /// A reference made from a rule keeps what its name and location are made of (``RuleLabel``, the
+    /// A reference made from a rule keeps what its name and location are made of (`RuleLabel`, the
     /// rule's source), never the rule itself: a journal entry must not keep a deactivated bundle's
     /// response bodies alive.
     public struct RuleReference: Sendable, Hashable, CustomReflectable {
