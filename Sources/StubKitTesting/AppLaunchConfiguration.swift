@@ -13,7 +13,7 @@ import StubKit
 /// ```
 ///
 /// The `STUB_…` arguments are written by the same StubKit code the app reads them with: one
-/// encoding, written once. Flags go as one argument per kind in ``LaunchFlags``' versioned JSON.
+/// encoding, written once. Flags go as one argument per kind in `LaunchFlags`' versioned JSON.
 public struct AppLaunchConfiguration: Sendable, Hashable {
     /// Templates, kill switch, `now`, seed, record settings and the live journal path, as the app reads them.
     package var stubs: StubLaunchSettings
@@ -55,13 +55,13 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
         set { stubs.killSwitch = newValue }
     }
 
-    /// The time templates and the app's ``LaunchOverrides`` see (`STUB_NOW`).
+    /// The time templates and the app's `LaunchOverrides` see (`STUB_NOW`).
     public var now: Date? {
         get { stubs.now }
         set { stubs.now = newValue }
     }
 
-    /// The seed of random delays and of the app's ``LaunchOverrides`` generator (`STUB_SEED`).
+    /// The seed of random delays and of the app's `LaunchOverrides` generator (`STUB_SEED`).
     public var seed: UInt64? {
         get { stubs.seed }
         set { stubs.seed = newValue }
@@ -88,7 +88,7 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
 
     /// What to assign to `XCUIApplication.launchArguments` or `Process.arguments`.
     ///
-    /// - Throws: ``StubKitError`` naming the flag when a flag's Double is NaN or infinite: JSON has no
+    /// - Throws: `StubKitError` naming the flag when a flag's Double is NaN or infinite: JSON has no
     ///   form for them, so the app could not be handed the value (rather than a crash in the runner).
     public var launchArguments: [String] {
         get throws(StubKitError) {

@@ -12,12 +12,12 @@ import StubKit
 /// try journal.expectNoRequestBlocking(matching: .init("DELETE", path: "/orders/*"), within: 1)
 /// ```
 ///
-/// Waits are woken by the kernel's file-change event for the app's write (see ``FileChangeWatcher``),
+/// Waits are woken by the kernel's file-change event for the app's write (see `FileChangeWatcher`),
 /// never by a timer, and follow the file's name: a journal file deleted and created again, or
 /// truncated, is read again from its start (entries read before stay). A truncation followed by
 /// writes past the old length before the reader runs cannot be told from an append; replace the
 /// file rather than truncating it. Waits fail with the requests the app did make. Entries are
-/// mirrored into a ``StubJournal``, so waiting behaves exactly as it does in-process. Thread-safe.
+/// mirrored into a `StubJournal`, so waiting behaves exactly as it does in-process. Thread-safe.
 public final class LiveJournal: Sendable {
     /// The file the app appends to.
     public let url: URL
@@ -139,7 +139,7 @@ public final class LiveJournal: Sendable {
 
     /// Waits until the app has sent `count` requests matching `predicate` (counting earlier ones).
     ///
-    /// - Throws: ``VerificationError`` after `timeout` seconds, listing the requests the app did send.
+    /// - Throws: `VerificationError` after `timeout` seconds, listing the requests the app did send.
     public func waitForRequest(matching predicate: RequestPredicate, count: Int = 1, timeout: TimeInterval) async throws(VerificationError) {
         try await waitForRequest(matching: predicate, count: count, timeout: timeout, whenArmed: nil)
     }

@@ -5,16 +5,17 @@ import StubKitImport
 import StubKitTestSupport
 import Testing
 
-/// The inputs of the README's "Importing" examples (`docs/examples/import`, `docs/examples/migrate`),
-/// run from the package root through the real `stubkit` as the README runs them, then replayed
-/// through `stubdemo` with the network killed: an importer change or an edited example file cannot
-/// leave the README showing commands that fail or print something else.
+/// The inputs of the "Importing" article's examples (`docs/examples/import`, `docs/examples/migrate`;
+/// `Sources/StubKit/StubKit.docc/Importing.md`), run from the package root through the real `stubkit`
+/// as the article runs them, then replayed through `stubdemo` with the network killed: an importer
+/// change or an edited example file cannot leave the documentation showing commands that fail or
+/// print something else. The documentation's paths and tools are checked to exist.
 @Suite("README examples")
 struct ReadmeExamplesTests {
     static let importFolder = "docs/examples/import"
     static let legacyBundle = "docs/examples/migrate/legacy_stubs.bundle"
 
-    /// Each file or folder of `docs/examples/import` (its README aside), as the README names it.
+    /// Each file or folder of `docs/examples/import` (its README aside), as the article names it.
     static var importInputs: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.root.appendingPathComponent(importFolder).path)) ?? []
         return names.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted().map { importFolder + "/" + $0 }
@@ -79,16 +80,39 @@ struct ReadmeExamplesTests {
         #expect(line["body"] as? String == String(decoding: body, as: UTF8.self))
     }
 
-    @Test("README.md names only files in the repository")
-    func readmePathsExist() throws {
-        let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let outside = readme.split(separator: "\n").filter { $0.contains("../shared") }
-        #expect(outside.isEmpty, "README examples must not reach outside the repository")
-        let pattern = try NSRegularExpression(pattern: #"(?:docs/examples|StubBundles|Tests/Fixtures)/[A-Za-z0-9_./+-]*[A-Za-z0-9_]"#)
-        let paths = pattern.matches(in: readme, range: NSRange(readme.startIndex..., in: readme)).map { String(readme[Range($0.range, in: readme)!]) }
-        #expect(!paths.isEmpty)
+    /// The user documentation: the README, the contributor guide, the design notes and the DocC articles.
+    static var documentationFiles: [String] {
+        let catalogs = ["Sources/StubKit/StubKit.docc", "Sources/StubKitTesting/StubKitTesting.docc"]
+        let articles = catalogs.flatMap { catalog in
+            ((try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.root.appendingPathComponent(catalog).path)) ?? [])
+                .filter { $0.hasSuffix(".md") }.sorted().map { catalog + "/" + $0 }
+        }
+        return ["README.md", "CONTRIBUTING.md", "docs/design.md"] + articles
+    }
+
+    @Test("the documentation names only files in the repository", arguments: documentationFiles)
+    func documentedPathsExist(_ file: String) throws {
+        let text = try String(contentsOf: PackagePaths.root.appendingPathComponent(file), encoding: .utf8)
+        // The contributor guide may say where the test suite's own real-world samples live; examples may not.
+        let outside = file == "CONTRIBUTING.md" ? [] : text.split(separator: "\n").filter { $0.contains("../shared") }
+        #expect(outside.isEmpty, "\(file): examples must not reach outside the repository")
+        let pattern = try NSRegularExpression(pattern: #"(?<![A-Za-z0-9_./-])(?:docs/examples|docs|StubBundles|Tests/Fixtures|Tools/scripts|Sources/[A-Za-z]+/[A-Za-z]+\.docc|\.ci)/[A-Za-z0-9_./+-]*[A-Za-z0-9_]"#)
+        let paths = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) }
         for path in Set(paths) {
-            #expect(FileManager.default.fileExists(atPath: PackagePaths.root.appendingPathComponent(path).path), "README.md names \(path), which is not in the repository")
+            #expect(FileManager.default.fileExists(atPath: PackagePaths.root.appendingPathComponent(path).path), "\(file) names \(path), which is not in the repository")
+        }
+    }
+
+    @Test("every tool the documentation runs is an executable product of the package", arguments: documentationFiles)
+    func documentedToolsExist(_ file: String) throws {
+        let text = try String(contentsOf: PackagePaths.root.appendingPathComponent(file), encoding: .utf8)
+        let manifest = try String(contentsOf: PackagePaths.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let products = Set(try NSRegularExpression(pattern: #"\.executable\(name: "([^"]+)""#)
+            .matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)).map { String(manifest[Range($0.range(at: 1), in: manifest)!]) })
+        let commands = try NSRegularExpression(pattern: #"(?:swift run(?: --traits Tools)?|--product|\.build/debug/) ?([a-z][a-z-]*)"#)
+        let named = commands.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
+        for tool in Set(named) {
+            #expect(products.contains(tool), "\(file) runs \(tool), which is no executable product in Package.swift (\(products.sorted()))")
         }
     }
 

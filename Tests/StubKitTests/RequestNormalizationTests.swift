@@ -28,7 +28,7 @@ struct RequestNormalizationTests {
         #expect(escaped.pathSegments == ["files", "a b", "été", "plain"])
     }
 
-    @Test("query items as the README's 'query' key describes: split on & and the first =, then decoded; escape case and + as documented")
+    @Test("query items as the bundle format's 'query' key describes: split on & and the first =, then decoded; escape case and + as documented")
     func queryItems() throws {
         let request = StubRequest(url: URL(string: "https://h/s?a=%7c%7C&b=x%26y%3Dz&c=1+2&d=1%2B2&e=a%20b&f&g=1=2&h=5%25&a=second")!)
         func compared(_ name: String) -> String? { request.queryValue(for: .equals(""), named: name) }

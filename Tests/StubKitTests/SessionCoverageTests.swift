@@ -17,7 +17,7 @@ let appleRuntime: Bool = {
 }()
 
 extension URLProtocolSuites {
-/// Which sessions a registered engine reaches. The README's per-platform table states the same.
+/// Which sessions a registered engine reaches. The per-platform table in PlatformsAndLimits.md (StubKit.docc) states the same.
 @Suite(.serialized)
 struct SessionCoverageTests {
     @Test("Apple: once registered, new .default and .ephemeral configurations carry StubURLProtocol first; the opt-out and unregister() remove it",

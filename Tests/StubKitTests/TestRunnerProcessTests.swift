@@ -163,9 +163,9 @@ struct TestRunnerProcessTests {
         #expect(app.isRunning)
     }
 
-    @Test("the README's Linux example runs as written")
+    @Test("the UI-tests article's Linux example runs as written")
     func readmeExample() async throws {
-        // Keep in step with README.md, "From the test runner".
+        // Keep in step with Sources/StubKit/StubKit.docc/UITestsAcrossProcesses.md.
         let app = try AppUnderTest.launch(ChildProcess.executable("stubdemo"),
                                           with: AppLaunchConfiguration(templates: ["restaurants_base"], killSwitch: true),
                                           arguments: ["--interactive"])

@@ -111,7 +111,7 @@ struct URLSessionServingTests {
         #expect((result.1 as? HTTPURLResponse)?.statusCode == 201)
         #expect(result.0.map { String(decoding: $0, as: UTF8.self) } == "created")
         #if canImport(FoundationNetworking)
-        // The README's caveat, checked: FoundationNetworking hands the protocol no upload body. If this
+        // The documented caveat (PlatformsAndLimits.md), checked: FoundationNetworking hands the protocol no upload body. If this
         // starts failing, FoundationNetworking changed, and the caveat (and this test) should go.
         let entry = try #require(engine.journal.entries.last)
         #expect(entry.request.body == nil)

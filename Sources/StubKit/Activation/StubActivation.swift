@@ -22,6 +22,8 @@ public struct StubActivation: Sendable {
     /// Activates stubbing from the process's own launch arguments and environment.
     ///
     /// - Parameters:
+    ///   - arguments: the launch arguments to read (`STUB_…` and Apple's `-KEY VALUE` form); the process's own by default.
+    ///   - environment: the environment variables to read; the process's own by default.
     ///   - bundlesFolder: a folder to search first for templates.
     ///   - mode: strict (the default) refuses a bundle with errors; lenient serves its sound rules.
     ///   - register: also register the protocol for `URLSession.shared` (see the README's Linux caveat).

@@ -113,7 +113,7 @@ package struct RequestConditions: Sendable, Hashable {
     /// Lower-cased scheme (`http`, `https`); `nil` means any.
     package var scheme: String?
     /// Conditions on query items, by name. Names and `equals` values are kept in comparison form
-    /// (``PercentEncoding``: `%2B` stays an escape, other escapes decoded), as the request's are compared.
+    /// (`PercentEncoding`: `%2B` stays an escape, other escapes decoded), as the request's are compared.
     package var query: [String: ValueMatcher] {
         didSet { query = Self.comparable(query) }
     }

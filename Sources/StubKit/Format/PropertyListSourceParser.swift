@@ -4,7 +4,7 @@ import Foundation
 ///
 /// XML property lists are read by a small dedicated parser that keeps the line and column of every
 /// element, because Foundation's reader gives none. Binary property lists (`bplist00`) are read by
-/// ``BinaryPropertyListParser``, with bounds; their values carry no positions, so diagnostics name them
+/// `BinaryPropertyListParser`, with bounds; their values carry no positions, so diagnostics name them
 /// by key path only.
 package struct PropertyListSourceParser {
     package static let maximumDepth = 256

@@ -11,7 +11,10 @@ public struct JournalReport: Sendable {
         self.init(entries: engine.journal.entries, bundles: engine.activeBundles, droppedEntries: engine.journal.droppedEntryCount)
     }
 
-    /// - Parameter droppedEntries: how many older entries the journal dropped to stay within its limits.
+    /// - Parameters:
+    ///   - entries: the journal's entries, oldest first.
+    ///   - bundles: the bundles that were active, whose rules the report counts hits for.
+    ///   - droppedEntries: how many older entries the journal dropped to stay within its limits.
     package init(entries: [JournalEntry], bundles: [StubBundle], droppedEntries: Int = 0) {
         var hits: [String: Int] = [:]
         for entry in entries { if let rule = entry.rule { hits[rule.location, default: 0] += 1 } }

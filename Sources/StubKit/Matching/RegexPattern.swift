@@ -2,8 +2,8 @@ import Foundation
 
 /// A compiled regular expression that is a value: compared and hashed by its pattern text.
 ///
-/// Patterns inside the linear-time subset (see ``RegexNode``) run on StubKit's own engine
-/// (``RegexProgram``), which cannot hang: its worst case is pattern length × text length. Patterns
+/// Patterns inside the linear-time subset (see `RegexNode`) run on StubKit's own engine
+/// (`RegexProgram`), which cannot hang: its worst case is pattern length × text length. Patterns
 /// outside it (back-references, look-around, …) run on `NSRegularExpression` under a time budget per
 /// match; a match that exceeds it is ``Outcome/overBudget``, reported as a miss, never a hang.
 /// Either way the options are `NSRegularExpression`'s defaults (case-sensitive, `^ $` at the ends of
@@ -72,7 +72,7 @@ package struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConverti
     /// Whether the pattern runs on the linear-time engine (and so can never run over budget).
     package var isLinear: Bool { program != nil }
 
-    /// Literal strings every match contains (see ``RegexNode/requiredLiterals``); empty when there is
+    /// Literal strings every match contains (see `RegexNode.requiredLiterals`); empty when there is
     /// none, or when the pattern lies outside the subset.
     package var requiredLiterals: [String] { node?.requiredLiterals ?? [] }
 
@@ -140,7 +140,7 @@ package struct RegexPattern: @unchecked Sendable, Hashable, CustomStringConverti
     var isCompiled: Bool { program?.isCompiled ?? false }
 }
 
-/// A ``RegexProgram`` compiled the first time it is needed, once, whichever thread asks first.
+/// A `RegexProgram` compiled the first time it is needed, once, whichever thread asks first.
 ///
 /// Loading 10,000 legacy rules spent a fifth of its time compiling programs that a test run mostly
 /// never uses. Shared by every copy of its ``RegexPattern`` (copies share the lock's storage, which

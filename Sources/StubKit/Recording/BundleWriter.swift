@@ -156,6 +156,7 @@ package final class BundleWriter: Sendable {
     /// Opens (creating it if needed) a bundle folder for appending.
     ///
     /// - Parameters:
+    ///   - folder: the bundle folder; created when missing.
     ///   - replacing: remove whatever the folder holds first.
     ///   - recordedAt: written as the bundle's `recordedAt` unless the bundle already has one.
     /// - Throws: ``RecordingError`` naming the folder when it cannot be created or written, or its

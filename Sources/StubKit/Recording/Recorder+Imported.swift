@@ -6,8 +6,10 @@ extension Recorder {
     ///
     /// - Parameters:
     ///   - request: the request as it was sent (its headers are never written).
+    ///   - status: the response's HTTP status.
     ///   - headers: the response headers; transfer headers (`Content-Length`, `Content-Encoding`, …)
     ///     are dropped, so `body` must already be decoded.
+    ///   - body: the response body, decoded (no gzip or deflate left).
     /// - Returns: the response file's name ("" for an empty body), or the error naming the file that
     ///   could not be written.
     package func record(imported request: StubRequest, status: Int, headers: [String: String], body: Data) -> Result<String, RecordingError> {

@@ -18,7 +18,7 @@ extension Redactor {
     /// like it), `multipart/form-data` (parts named like secrets), XML (elements and attributes named
     /// like secrets), JSON after an anti-XSSI prefix (`)]}'`, kept), NDJSON (per line), XML CDATA
     /// sections. Query items named like secrets in URLs inside JSON strings, form values and XML are
-    /// replaced too (see ``urlQueries(_:depth:)``). JSON is re-serialized with sorted keys only when
+    /// replaced too (see `urlQueries(_:depth:)`). JSON is re-serialized with sorted keys only when
     /// something was replaced.
     package func text(_ text: String, contentType: String?) -> RedactedText {
         let type = contentType?.lowercased() ?? ""

@@ -12,10 +12,10 @@ import FoundationNetworking
 /// The `URLProtocol` that answers requests from the active ``StubEngine``.
 ///
 /// It stays thin: `canInit` asks the engine whether some rule could answer, `startLoading` hands the
-/// request to a ``StubLoad`` (matching, delay, body, redirects, pass-through, journal), `stopLoading`
+/// request to a `StubLoad` (matching, delay, body, redirects, pass-through, journal), `stopLoading`
 /// stops it. Client calls are made only from the context that called `startLoading`, and never after
-/// `stopLoading` (see ``LoadExecutor``). One engine serves per process (the one set by
-/// ``StubEngine/register()`` or ``StubEngine/install(into:)``), because the URL loading system creates
+/// `stopLoading` (see `LoadExecutor`). One engine serves per process (the one set by
+/// ``StubEngine/register(covering:)`` or ``StubEngine/install(into:)``), because the URL loading system creates
 /// protocol instances itself and gives them no way to be told which engine to ask.
 public final class StubURLProtocol: URLProtocol {
     /// The load, set in startLoading and read in stopLoading and `client` (possibly on other threads);
@@ -58,7 +58,7 @@ public final class StubURLProtocol: URLProtocol {
     /// A body that travels as `httpBodyStream` cannot be read here (it can be read once, and Apple's
     /// URLSession hands most bodies over that way), so such a request is taken when a rule would answer
     /// it apart from its body conditions; `startLoading` reads the body when the answer depends on it
-    /// (see ``StubLoad``) and decides for real, and forwards the request to the network if no rule
+    /// (see `StubLoad`) and decides for real, and forwards the request to the network if no rule
     /// matches after all.
     public override class func canInit(with request: URLRequest) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
