@@ -185,11 +185,17 @@ private struct FlagKey: CodingKey {
 /// One flag's value: a Bool, an Int, a Double, a String, or an array or dictionary of these.
 public enum FlagValue: Sendable, Hashable, Codable, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
                        ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// A JSON `true` or `false`.
     case bool(Bool)
+    /// A number written without a fraction or exponent (a whole `Double` sent as a flag arrives as this).
     case int(Int)
+    /// A number written with a fraction or exponent; finite only (JSON has no NaN or infinity).
     case double(Double)
+    /// A JSON string.
     case string(String)
+    /// A JSON array of flag values.
     case array([FlagValue])
+    /// A JSON object of flag values, keyed by name.
     case dictionary([String: FlagValue])
 
     /// `true` or `false` written as a flag value.

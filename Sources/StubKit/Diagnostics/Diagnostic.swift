@@ -7,7 +7,12 @@ import Foundation
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     /// How serious a diagnostic is; errors stop a bundle from activating in strict mode.
     public enum Severity: String, Sendable, Hashable, Comparable, CaseIterable {
-        case note, warning, error
+        /// Worth knowing; the bundle works as written.
+        case note
+        /// Probably not what was meant (a rule that can never answer, a key that is ignored); the bundle still loads.
+        case warning
+        /// The bundle cannot be used as written; `stublint` exits 1.
+        case error
 
         private var rank: Int {
             switch self {

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A request as the matcher sees it: method, URL and headers normalized once.
 ///
-/// A value whose parts live in one shared, unchanging box (as ``StubRule``'s do): a request is copied
+/// A value whose parts live in one shared, unchanging box (as `StubRule`'s do): a request is copied
 /// several times on its way from `canInit` to the journal, and copying its strings, URL, dictionaries
 /// and arrays each time was about 2.5k instructions per stubbed request (callgrind,
 /// docs/benchmarks.md). A copy is one reference count; changing a request gives it a new box.
