@@ -20,7 +20,7 @@ struct PluginConsumerTests {
     @Test("swift package lint-stubs prints the broken bundle's diagnostic and fails; on clean bundles it exits 0")
     func commandPlugin() throws {
         let swift = try #require(ChildProcess.onPath("swift"), "swift is not on PATH")
-        let consumer = try Self.consumer(buildPlugin: false)
+        let consumer = try Self.consumer(buildPlugin: false, withBroken: true)
         let failing = try Self.swift(swift, ["package", "lint-stubs"], in: consumer.url)
         let output = failing.stdout + failing.stderr
         #expect(failing.status != 0, "lint-stubs passed a broken bundle:\n\(output)")
@@ -32,10 +32,24 @@ struct PluginConsumerTests {
         #expect((passing.stdout + passing.stderr).contains("0 errors, 0 warnings, 0 notes in 1 bundle"), "\(passing.stdout)\(passing.stderr)")
     }
 
-    @Test("a target with StubLintPlugin fails to build on the broken bundle, with the diagnostic in the log, and builds when clean")
+    @Test("a target with StubLintPlugin builds on clean bundles, fails once one is broken, with the diagnostic in the log")
     func buildToolPlugin() throws {
         let swift = try #require(ChildProcess.onPath("swift"), "swift is not on PATH")
-        let consumer = try Self.consumer(buildPlugin: true)
+        let consumer = try Self.consumer(buildPlugin: true, withBroken: false)
+        let cleanRules = Self.stubs(consumer).appendingPathComponent("offline/stubsRules.json")
+        let rules = Self.stubs(consumer).appendingPathComponent("\(Self.broken)/stubsRules.json")
+        try FileManager.default.createDirectory(at: rules.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: cleanRules, to: rules)
+        // Twice: the first builds of a new consumer on the shared scratch folder relink stublint, which
+        // would run the lint again whatever its inputs; after the second, only the edit below is new.
+        for _ in 1...2 {
+            let clean = try Self.swift(swift, ["build", "--target", "App"], in: consumer.url)
+            try #require(clean.status == 0, "the build failed on clean bundles:\n\(clean.stdout)\(clean.stderr)")
+        }
+
+        // Only a file's contents change (no file comes or goes, so SwiftPM plans the same build): the lint
+        // runs again only if the bundle files are its inputs.
+        try Data(contentsOf: PackagePaths.fixtures.appendingPathComponent("broken/\(Self.broken)/b/stubsRules.json")).write(to: rules)
         let failing = try Self.swift(swift, ["build", "--target", "App"], in: consumer.url)
         let output = failing.stdout + failing.stderr
         #expect(failing.status != 0, "the build passed with a broken bundle:\n\(output)")
@@ -43,9 +57,9 @@ struct PluginConsumerTests {
         let prefix = consumer.url.resolvingSymlinksInPath().path + "/Sources/App/Stubs/"
         #expect(output.contains(try Self.expectedDiagnostic(prefix: prefix)), "no diagnostic with its file:line in:\n\(output)")
 
-        try FileManager.default.removeItem(at: Self.stubs(consumer).appendingPathComponent(Self.broken))
-        let passing = try Self.swift(swift, ["build", "--target", "App"], in: consumer.url)
-        #expect(passing.status == 0, "the build failed on the clean bundle:\n\(passing.stdout)\(passing.stderr)")
+        try Data(contentsOf: cleanRules).write(to: rules)
+        let fixed = try Self.swift(swift, ["build", "--target", "App"], in: consumer.url)
+        #expect(fixed.status == 0, "the build failed once the bundle was fixed:\n\(fixed.stdout)\(fixed.stderr)")
     }
 
     /// The fixture's golden error line, with its path as the consumer's copy shows it.
@@ -59,19 +73,24 @@ struct PluginConsumerTests {
         consumer.url.appendingPathComponent("Sources/App/Stubs", isDirectory: true)
     }
 
+    static func addBrokenBundle(to consumer: TemporaryFolder) throws {
+        try FileManager.default.copyItem(at: PackagePaths.fixtures.appendingPathComponent("broken/\(broken)/b"),
+                                         to: stubs(consumer).appendingPathComponent(broken))
+    }
+
     /// Runs SwiftPM in the consumer with the shared scratch folder.
     static func swift(_ swift: URL, _ arguments: [String], in folder: URL) throws -> ChildProcess.Output {
         let command = Array(arguments.prefix(1)) + ["--scratch-path", scratch.path] + arguments.dropFirst()
         return try ChildProcess.run(executableURL: swift, arguments: command, currentDirectory: folder, limit: limit)
     }
 
-    /// A package with one target, `App`, whose `Stubs/` folder holds a clean and a broken bundle.
-    static func consumer(buildPlugin: Bool) throws -> TemporaryFolder {
+    /// A package with one target, `App`, whose `Stubs/` folder holds a clean bundle, and the broken one if asked.
+    static func consumer(buildPlugin: Bool, withBroken: Bool) throws -> TemporaryFolder {
         let folder = try TemporaryFolder()
         let stubs = stubs(folder)
         try FileManager.default.createDirectory(at: stubs, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: PackagePaths.stubBundles.appendingPathComponent("offline"), to: stubs.appendingPathComponent("offline"))
-        try FileManager.default.copyItem(at: PackagePaths.fixtures.appendingPathComponent("broken/\(broken)/b"), to: stubs.appendingPathComponent(broken))
+        if withBroken { try addBrokenBundle(to: folder) }
         let stubKit = PackagePaths.root.lastPathComponent
         let plugins = buildPlugin ? ", plugins: [.plugin(name: \"StubLintPlugin\", package: \"\(stubKit)\")]" : ""
         let manifest = """
