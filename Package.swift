@@ -15,6 +15,10 @@ let package = Package(
         .executable(name: "stubkit", targets: ["stubkit"]),
         // The local server benchmark's floor (Tools/scripts/bench-server); apps never link it.
         .executable(name: "stubkit-nio-hello", targets: ["nio-hello"]),
+        // stublint as SwiftPM plugins: `swift package lint-stubs`, and a lint on every build of a target
+        // that adds StubLintPlugin. They run stublint, so they need the `Tools` trait (docs/plugins.md).
+        .plugin(name: "LintStubs", targets: ["LintStubs"]),
+        .plugin(name: "StubLintPlugin", targets: ["StubLintPlugin"]),
     ],
     // Apps leave `Tools` off (the default), so an app's package graph holds StubKit alone: SwiftPM does not
     // resolve a dependency that only a disabled trait uses. This repository's own commands turn it on
@@ -106,6 +110,17 @@ let package = Package(
             path: "Tools/nio-hello"
         ),
 
+        // MARK: Plugins (need the `Tools` trait: without it stublint only says how to build the real one)
+        // `swift package lint-stubs [folders…] [stublint options]`: the package's bundles, or the folders given.
+        .plugin(
+            name: "LintStubs",
+            capability: .command(intent: .custom(verb: "lint-stubs", description: "Lint the package's stub bundles with stublint")),
+            dependencies: ["stublint"],
+            path: "Plugins/LintStubs"
+        ),
+        // `plugins: [.plugin(name: "StubLintPlugin", package: "StubKit")]`: lints the target's bundles on every build.
+        .plugin(name: "StubLintPlugin", capability: .buildTool(), dependencies: ["stublint"], path: "Plugins/StubLintPlugin"),
+
         // MARK: Tests
         // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.
         .target(name: "StubKitTestSupport", dependencies: ["StubKit"], path: "Tests/StubKitTestSupport"),
@@ -119,7 +134,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

@@ -91,5 +91,24 @@ struct StublintTests {
         let answered = try ChildProcess.run("stublint", arguments: ["explain", "StubBundles/order_flow", "-m", "POST", "-d", #"{"restaurantId": 1, "items": [3]}"#, "https://api.takeaway.example/orders"])
         #expect(answered.stdout.contains("answered by order_flow: place order"))
     }
+
+    @Test("--absolute-paths prints absolute file paths; --stamp is written on a pass and removed on a failure")
+    func buildStepOptions() throws {
+        let folder = try TemporaryFolder()
+        let stamp = folder.url.appendingPathComponent("StubLint_App.swift")
+        let broken = "Tests/Fixtures/broken/invalid_status"
+        let failing = try ChildProcess.run("stublint", arguments: ["lint", "--absolute-paths", "--stamp", stamp.path, broken])
+        #expect(failing.status == 1)
+        #expect(failing.stdout.hasPrefix(PackagePaths.root.appendingPathComponent(broken).standardizedFileURL.path + "/b/stubsRules.json:2:29: error: "), "\(failing.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: stamp.path))
+
+        let passing = try ChildProcess.run("stublint", arguments: ["lint", "--stamp", stamp.path, "StubBundles/offline"])
+        #expect(passing.status == 0)
+        #expect(try String(contentsOf: stamp, encoding: .utf8) == "// stublint: 0 errors, 0 warnings, 0 notes in 1 bundle (1 rule)\n")
+        let failingAgain = try ChildProcess.run("stublint", arguments: ["lint", "--stamp", stamp.path, broken])
+        #expect(failingAgain.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: stamp.path), "a failed lint left the previous stamp, so the build step would look up to date")
+        #expect(failingAgain.stdout.hasPrefix(broken + "/b/stubsRules.json:2:29: error: "), "relative by default: \(failingAgain.stdout)")
+    }
 }
 #endif

@@ -51,10 +51,18 @@ struct Lint: ParsableCommand {
     @Flag(help: "With --openapi: a note for each operation no rule stubs, and a line 'N of M operations stubbed'.")
     var coverage = false
 
+    @Flag(help: "Print file paths absolute, not relative to the current folder (for build steps and IDEs).")
+    var absolutePaths = false
+
+    /// For the build-tool plugin, whose build command needs an output: written (the summary as a Swift
+    /// comment) when the lint passes, removed when it fails, so a failed lint never looks up to date.
+    @Option(help: ArgumentHelp(visibility: .hidden))
+    var stamp: String?
+
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var options = BundleLoader.Options.lint
-        options.displayBase = cwd
+        options.displayBase = absolutePaths ? nil : cwd
         let linter = BundleLinter(options: options)
         var reports: [(path: String, report: BundleLinter.Report)] = []
         for path in paths {
@@ -83,7 +91,7 @@ struct Lint: ParsableCommand {
                 FileHandle.standardError.write(Data("stublint: error: \(error.description) [\(DiagnosticCode.unreadableSpec.rawValue)]\n".utf8))
                 throw ExitCode.badInput
             }
-            let report = OpenAPILinter(spec: spec, displayBase: cwd).lint(folders: reports.flatMap(\.report.bundles), coverage: coverage)
+            let report = OpenAPILinter(spec: spec, displayBase: options.displayBase).lint(folders: reports.flatMap(\.report.bundles), coverage: coverage)
             diagnostics = (diagnostics + report.diagnostics).sortedForDisplay()
             if coverage { coverageLine = report.coverageLine }
         } else if coverage {
@@ -100,7 +108,23 @@ struct Lint: ParsableCommand {
         }
         print(output, terminator: "")
         if let coverageLine, format == .text || format == .github { print(coverageLine) }
-        if summary.errors > 0 || (strict && summary.warnings > 0) { throw ExitCode.diagnosticsFound }
+        let failed = summary.errors > 0 || (strict && summary.warnings > 0)
+        if let stamp { try writeStamp(stamp, summary: failed ? nil : summary) }
+        if failed { throw ExitCode.diagnosticsFound }
+    }
+
+    private func writeStamp(_ path: String, summary: LintSummary?) throws {
+        let url = URL(fileURLWithPath: path)
+        guard let summary else {
+            try? FileManager.default.removeItem(at: url)
+            return
+        }
+        do {
+            try Data("// stublint: \(summary.line)\n".utf8).write(to: url, options: .atomic)
+        } catch {
+            FileHandle.standardError.write(Data("stublint: error: cannot write '\(path)': \(error.localizedDescription)\n".utf8))
+            throw ExitCode.badInput
+        }
     }
 }
 

@@ -1,0 +1,1 @@
+../Shared/StubBundleFolders.swift
