@@ -7,22 +7,30 @@ import PackagePlugin
 @main
 struct LintStubsPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
+        try Self.lint(arguments: arguments, packageDirectory: context.package.directoryURL,
+                      stublint: context.tool(named: "stublint").url) { targetNames in
+            let targets = targetNames.isEmpty ? context.package.targets : try context.package.targets(named: targetNames)
+            return targets.compactMap { ($0 as? SourceModuleTarget)?.directoryURL }
+        }
+    }
+
+    /// Runs `stublint lint` from `packageDirectory` over the folders in `arguments`, or else over the
+    /// bundles under the roots of the `--target`s named (all when none is) and the `StubBundles/` folder.
+    static func lint(arguments: [String], packageDirectory package: URL, stublint: URL,
+                     roots rootsOfTargets: ([String]) throws -> [URL]) throws {
         var extractor = ArgumentExtractor(arguments)
         let targetNames = extractor.extractOption(named: "target")
         var lintArguments = extractor.remainingArguments
-        let package = context.package.directoryURL
-        if !Self.hasPaths(lintArguments) {
-            let targets = targetNames.isEmpty ? context.package.targets : try context.package.targets(named: targetNames)
-            var roots = targets.compactMap { ($0 as? SourceModuleTarget)?.directoryURL }
+        if !hasPaths(lintArguments) {
+            var roots = try rootsOfTargets(targetNames)
             if targetNames.isEmpty { roots.append(package.appendingPathComponent("StubBundles", isDirectory: true)) }
-            let paths = Array(Set(roots.flatMap(StubBundleFolders.lintPaths(under:)))).sorted { $0.path < $1.path }
+            let paths = StubBundleFolders.lintPaths(under: roots)
             guard !paths.isEmpty else {
                 print("lint-stubs: no stub bundles (folders holding stubsRules.json or stubsRules.plist) in \(targetNames.isEmpty ? "the package" : targetNames.joined(separator: ", "))")
                 return
             }
-            lintArguments += paths.map { Self.relative($0, to: package) }
+            lintArguments += paths.map { relative($0, to: package) }
         }
-        let stublint = try context.tool(named: "stublint").url
         let process = Process()
         process.executableURL = stublint
         process.arguments = ["lint"] + lintArguments
@@ -65,3 +73,19 @@ struct LintStubsPlugin: CommandPlugin {
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 }
+
+#if canImport(XcodeProjectPlugin)
+import XcodeProjectPlugin
+
+extension LintStubsPlugin: XcodeCommandPlugin {
+    /// In an Xcode project: the bundles among the targets' files (folder references, or bundles added as
+    /// groups), `--target` naming targets as Xcode shows them.
+    func performCommand(context: XcodePluginContext, arguments: [String]) throws {
+        try Self.lint(arguments: arguments, packageDirectory: context.xcodeProject.directoryURL,
+                      stublint: context.tool(named: "stublint").url) { targetNames in
+            let targets = context.xcodeProject.targets.filter { targetNames.isEmpty || targetNames.contains($0.displayName) }
+            return StubBundleFolders.roots(of: targets.flatMap { $0.inputFiles.map(\.url) })
+        }
+    }
+}
+#endif

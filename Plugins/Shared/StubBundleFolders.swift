@@ -27,6 +27,30 @@ enum StubBundleFolders {
         return paths.sorted { $0.path < $1.path }
     }
 
+    /// `lintPaths(under:)` for several roots, each path once, none inside another (nested roots would
+    /// lint a bundle twice).
+    static func lintPaths(under roots: [URL]) -> [URL] {
+        let all = Set(roots.flatMap { lintPaths(under: $0) }.map(\.standardizedFileURL.path))
+        let kept = all.filter { path in !all.contains { $0 != path && path.hasPrefix($0 + "/") } }
+        return kept.sorted().map { URL(fileURLWithPath: $0, isDirectory: true) }
+    }
+
+    /// Where to look for bundles among a target's files, as an Xcode project lists them: each folder (a
+    /// folder reference) and the folder of each rules file (a bundle added as a group), once each.
+    static func roots(of files: [URL]) -> [URL] {
+        var roots = Set<String>()
+        for file in files {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                roots.insert(file.standardizedFileURL.path)
+            } else if rulesFileNames.contains(file.lastPathComponent) {
+                roots.insert(file.deletingLastPathComponent().standardizedFileURL.path)
+            }
+        }
+        return roots.sorted().map { URL(fileURLWithPath: $0, isDirectory: true) }
+    }
+
     /// Every file inside the bundles under `paths`: a build command's inputs, so it runs again when one changes.
     static func files(in paths: [URL]) -> [URL] {
         var files: [URL] = []

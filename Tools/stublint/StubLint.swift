@@ -54,8 +54,9 @@ struct Lint: ParsableCommand {
     @Flag(help: "Print file paths absolute, not relative to the current folder (for build steps and IDEs).")
     var absolutePaths = false
 
-    /// For the build-tool plugin, whose build command needs an output: written (the summary as a Swift
-    /// comment) when the lint passes, removed when it fails, so a failed lint never looks up to date.
+    /// For the build-tool plugin, whose build command needs an output: written when the lint passes,
+    /// removed when it fails, so a failed lint never looks up to date. Its text never changes and an
+    /// existing stamp is left untouched, so editing a bundle does not make the target recompile.
     @Option(help: ArgumentHelp(visibility: .hidden))
     var stamp: String?
 
@@ -109,18 +110,22 @@ struct Lint: ParsableCommand {
         print(output, terminator: "")
         if let coverageLine, format == .text || format == .github { print(coverageLine) }
         let failed = summary.errors > 0 || (strict && summary.warnings > 0)
-        if let stamp { try writeStamp(stamp, summary: failed ? nil : summary) }
+        if let stamp { try writeStamp(stamp, passed: !failed) }
         if failed { throw ExitCode.diagnosticsFound }
     }
 
-    private func writeStamp(_ path: String, summary: LintSummary?) throws {
+    /// The stamp's whole text: a Swift comment, as the plugin hands it to the compiler.
+    static let stampText = Data("// stublint: this target's stub bundles lint without errors.\n".utf8)
+
+    private func writeStamp(_ path: String, passed: Bool) throws {
         let url = URL(fileURLWithPath: path)
-        guard let summary else {
+        guard passed else {
             try? FileManager.default.removeItem(at: url)
             return
         }
+        if FileManager.default.contents(atPath: path) == Self.stampText { return }
         do {
-            try Data("// stublint: \(summary.line)\n".utf8).write(to: url, options: .atomic)
+            try Self.stampText.write(to: url, options: .atomic)
         } catch {
             FileHandle.standardError.write(Data("stublint: error: cannot write '\(path)': \(error.localizedDescription)\n".utf8))
             throw ExitCode.badInput
