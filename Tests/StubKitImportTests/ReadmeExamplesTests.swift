@@ -87,7 +87,35 @@ struct ReadmeExamplesTests {
             ((try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.root.appendingPathComponent(catalog).path)) ?? [])
                 .filter { $0.hasSuffix(".md") }.sorted().map { catalog + "/" + $0 }
         }
-        return ["README.md", "CONTRIBUTING.md", "docs/design.md"] + articles
+        let docs = ((try? FileManager.default.contentsOfDirectory(atPath: PackagePaths.root.appendingPathComponent("docs").path)) ?? [])
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        return ["README.md", "CONTRIBUTING.md"] + docs + articles
+    }
+
+    /// GitHub's anchor for a heading: lower-cased, punctuation but `-` and `_` dropped, spaces as `-`.
+    static func anchor(ofHeading heading: String) -> String {
+        String(heading.lowercased().compactMap { character -> Character? in
+            if character == " " { return "-" }
+            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
+        })
+    }
+
+    @Test("every relative Markdown link of the documentation reaches a file, and its #anchor a heading there",
+          arguments: documentationFiles)
+    func relativeLinksResolve(_ file: String) throws {
+        let fileURL = PackagePaths.root.appendingPathComponent(file)
+        let text = try String(contentsOf: fileURL, encoding: .utf8)
+        let links = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
+            .matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
+        for link in links where !link.contains("://") && !link.hasPrefix("mailto:") && !link.hasPrefix("<doc:") {
+            let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let target = parts[0].isEmpty ? fileURL : fileURL.deletingLastPathComponent().appendingPathComponent(parts[0]).standardizedFileURL
+            #expect(FileManager.default.fileExists(atPath: target.path), "\(file) links \(link), which is not in the repository")
+            guard parts.count == 2, target.pathExtension == "md", let targetText = try? String(contentsOf: target, encoding: .utf8) else { continue }
+            let anchors = targetText.split(separator: "\n").filter { $0.hasPrefix("#") }
+                .map { Self.anchor(ofHeading: $0.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)) }
+            #expect(anchors.contains(parts[1]), "\(file) links \(link): \(target.lastPathComponent) has no heading with that anchor")
+        }
     }
 
     @Test("the documentation names only files in the repository", arguments: documentationFiles)

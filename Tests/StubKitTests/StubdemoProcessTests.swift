@@ -77,4 +77,13 @@ struct StubdemoProcessTests {
         #expect(out.stderr.contains("did you mean 'restaurants_base'?"))
         #expect(out.stdout.isEmpty)
     }
+
+    @Test("with nothing to do (no request, no --interactive) it prints its usage and exits 2, as the exit-code table says")
+    func nothingToDo() throws {
+        for arguments in [[], ["STUB_API_CALLS_restaurants_base", "STUB_KILL_NETWORK"]] {
+            let out = try ChildProcess.run("stubdemo", arguments: arguments)
+            #expect(out.status == 2, "\(arguments): \(out.stdout)\(out.stderr)")
+            #expect(out.stderr.contains("usage: stubdemo"), "\(arguments): \(out.stderr)")
+        }
+    }
 }

@@ -83,6 +83,9 @@ do {
 } catch {
     usage(error.message)
 }
+if specs.isEmpty, !interactive, !printLaunch {
+    usage("nothing to do: give METHOD URL, --interactive or --print-launch")
+}
 
 // MARK: What the test runner hands the app besides stubs
 

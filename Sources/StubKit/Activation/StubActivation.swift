@@ -26,7 +26,7 @@ public struct StubActivation: Sendable {
     ///   - environment: the environment variables to read; the process's own by default.
     ///   - bundlesFolder: a folder to search first for templates.
     ///   - mode: strict (the default) refuses a bundle with errors; lenient serves its sound rules.
-    ///   - register: also register the protocol for `URLSession.shared` (see the README's Linux caveat).
+    ///   - register: also register the protocol for `URLSession.shared` (see <doc:PlatformsAndLimits>: Linux has no such registration for sessions made from a configuration).
     /// - Throws: ``StubKitError`` for an unknown template or, in strict mode, a bundle with errors.
     @discardableResult
     public static func activate(

@@ -44,7 +44,7 @@ public struct StubRequest: Sendable {
         _read { yield storage.parts.headers }
         set { storage.change { $0.headers = newValue } }
     }
-    /// The body, when the URL loading system handed one over (see the README on upload tasks).
+    /// The body, when the URL loading system handed one over (see <doc:PlatformsAndLimits> on upload tasks).
     /// Its decoded text and JSON are computed on first use and shared by every copy of this request,
     /// so however many body conditions the rules have, the body is decoded at most once per match.
     public var body: Data? {

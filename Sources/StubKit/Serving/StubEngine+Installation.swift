@@ -9,7 +9,7 @@ extension StubEngine {
         /// `URLSession.shared` only (what `URLProtocol.registerClass` reaches by itself).
         case sharedSessionOnly
         /// Also every session made afterwards from `URLSessionConfiguration.default` or `.ephemeral`,
-        /// on Apple platforms (see the README's table). Linux cannot do this: use ``install(into:)``.
+        /// on Apple platforms (see <doc:PlatformsAndLimits>). Linux cannot do this: use ``install(into:)``.
         case sharedAndNewConfigurations
     }
 

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import StubKit
 
-/// The test runner's remote control, under `/__stubkit/` (README, "Local server"): templates on and
+/// The test runner's remote control, under `/__stubkit/` (docs: LocalServer.md): templates on and
 /// off, state reset, the kill switch, the journal as HAR and HTML, and waits that return as soon as
 /// the requests arrive (long polls), so a test in any language waits on the event, never sleeps.
 ///
@@ -122,7 +122,7 @@ final class AdminAPI: Sendable {
             }
             return
         default:
-            result = .failure(Failure(status: 404, message: "no admin endpoint \(method.rawValue) \(path); see README, \"Local server\""))
+            result = .failure(Failure(status: 404, message: "no admin endpoint \(method.rawValue) \(path); see LocalServer.md in the documentation"))
         }
         connection.send(reply: result, head: request.isHead, extra: cors)
     }

@@ -11,7 +11,7 @@ import StubKit
 /// Only answers that are the same for every request are kept: no template, no simulated error, a
 /// body of at most ``maximumBodySize``. A response file is checked with one `stat` per answer (size,
 /// modification time, inode and device), so a file replaced while the server runs is read again, as
-/// the README promises. Replaced when the active templates change; emptied when it holds more than
+/// the local server article (LocalServer.md) promises. Replaced when the active templates change; emptied when it holds more than
 /// ``maximumEntries`` answers or ``maximumBytes`` of bodies.
 final class AnswerCache: Sendable {
     static let maximumBodySize = 256 << 10

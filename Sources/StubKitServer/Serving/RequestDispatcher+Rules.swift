@@ -167,7 +167,7 @@ extension RequestDispatcher {
         }
     }
 
-    /// What a client of a real server sees for each simulated error (README, "Local server").
+    /// What a client of a real server sees for each simulated error (docs: LocalServer.md).
     static func drop(for error: SimulatedNetworkError, hold: TimeInterval) -> ConnectionDrop? {
         switch error {
         case .timedOut: return .hold(hold)
