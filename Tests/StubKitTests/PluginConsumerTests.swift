@@ -105,6 +105,12 @@ struct PluginConsumerTests {
         """
         try Data(manifest.utf8).write(to: folder.url.appendingPathComponent("Package.swift"))
         try Data("import StubKit\n".utf8).write(to: folder.url.appendingPathComponent("Sources/App/App.swift"))
+        // The versions this repository resolved, so the consumer builds what the suite was built with, not
+        // whatever newer release a `from:` requirement would pick today.
+        let resolved = PackagePaths.root.appendingPathComponent("Package.resolved")
+        if FileManager.default.fileExists(atPath: resolved.path) {
+            try FileManager.default.copyItem(at: resolved, to: folder.url.appendingPathComponent("Package.resolved"))
+        }
         return folder
     }
 }
