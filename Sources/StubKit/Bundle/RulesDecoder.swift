@@ -797,8 +797,7 @@ struct RulesDecoder {
         // Named by a rule, so never reported as unused, even when refused below.
         referencedFiles.insert(url.path)
         let resolved = url.resolvingSymlinksInPath().path
-        let folderPath = folder.resolvingSymlinksInPath().path
-        guard resolved.hasPrefix(folderPath.hasSuffix("/") ? folderPath : folderPath + "/") else {
+        guard FileContainment.isInside(url, folder: folder) else {
             report(.responseOutsideBundle, at: position, keyPath: keyPath(), "response file '\(relative)' is a symbolic link to a file outside the bundle folder",
                    fix: "replace the link with a copy of the file")
             return nil
