@@ -67,6 +67,7 @@ struct LintStubsPlugin: CommandPlugin {
         return false
     }
 
+    /// The rule of StubKit's `URL.displayPath(relativeTo:)`, repeated because a plugin cannot link StubKit.
     static func relative(_ url: URL, to base: URL) -> String {
         let path = url.standardizedFileURL.path
         let prefix = base.standardizedFileURL.path + "/"

@@ -15,8 +15,7 @@ extension BundleImporter {
             throw ImportError(file: target.path, "is a file, not a bundle folder; nothing written (name a folder with --to)")
         }
         for input in inputs {
-            let resolved = input.standardizedFileURL.resolvingSymlinksInPath()
-            if Self.contains(target, resolved) || Self.contains(resolved, target) {
+            if FileContainment.isInside(input, folder: bundle) || FileContainment.isInside(bundle, folder: input) {
                 throw ImportError(file: target.path, "holds or lies inside the input \(input.path); writing the bundle there could delete what is imported; nothing written (choose another --to)")
             }
         }
@@ -28,12 +27,6 @@ extension BundleImporter {
         guard RuleKeys.rulesFileNames.contains(where: entries.contains) else {
             throw ImportError(file: target.path, "is not a stub bundle (it has no rules file), so --force will not replace it; nothing written (choose another --to or empty the folder)")
         }
-    }
-
-    /// Whether `inner` is `outer` or lies inside it (both standardized, symlinks resolved).
-    private static func contains(_ outer: URL, _ inner: URL) -> Bool {
-        let a = outer.path.hasSuffix("/") ? outer.path : outer.path + "/"
-        return inner.path == outer.path || inner.path.hasPrefix(a)
     }
 }
 #endif

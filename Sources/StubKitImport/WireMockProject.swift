@@ -132,7 +132,7 @@ package struct WireMockProject: Sendable {
 
     /// A file's path relative to the project folder, for reports.
     package func relativePath(of file: URL) -> String {
-        Array(file.standardizedFileURL.pathComponents.dropFirst(root.pathComponents.count)).joined(separator: "/")
+        file.displayPath(relativeTo: root)
     }
 
     /// Each path without the leading and trailing folders all paths share, keeping at least one.

@@ -45,6 +45,8 @@ struct RuleValueTests {
              file: "stubsRules.plist", expected: ["SK017 [0].delay"], fragment: "not a finite number"),
         Case(name: "negative random delay", rules: #"[{"path": "/a", "delay": {"min": -2, "max": 1}}]"#,
              expected: ["SK017 [0].delay.min"], fragment: "negative"),
+        Case(name: "the bundle folder itself as the response file", rules: #"[{"path": "/a", "response": "."}]"#,
+             expected: ["SK001 [0].response"], fragment: "response file '.' is a folder"),
     ]
 
     @Test("values that could never work are diagnostics with codes", arguments: values)

@@ -142,12 +142,7 @@ package struct BundleLoader: Sendable {
     }
 
     func display(_ url: URL) -> String {
-        let path = url.standardizedFileURL.path
-        if let base = options.displayBase?.standardizedFileURL.path {
-            let prefix = base.hasSuffix("/") ? base : base + "/"
-            if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
-        }
-        return path
+        url.displayPath(relativeTo: options.displayBase)
     }
 
     // MARK: Response bodies

@@ -2,16 +2,16 @@
 package enum Suggestion {
     /// Keys people bring from other stub tools (WireMock, Mockoon, OHHTTPStubs helpers), lowercased,
     /// with the StubKit key they mean. Edit distance cannot find these: `statusCode` is 4 edits from `status`.
-    static let aliases: [String: String] = [
-        "statuscode": "status", "responsecode": "status", "httpstatus": "status", "code": "status",
-        "status_code_value": "status", "statuscodevalue": "status",
-        "url": "path", "uri": "path", "urlpath": "path", "endpoint": "path", "route": "path",
-        "urlpattern": "urlRegex", "urlregexp": "urlRegex", "regex": "urlRegex",
-        "responsefile": "response", "mockfile": "response", "file": "response", "bodyfile": "response", "bodyfilename": "response",
-        "latency": "delay", "wait": "delay", "fixeddelaymilliseconds": "delay",
-        "verbs": "method", "verb": "method", "methods": "method", "httpmethod": "method",
-        "responsebody": "body", "mockbody": "body", "content": "body",
-        "responseheaders": "headers", "jsonbody": "json",
+    static let aliases: [String: RuleKey] = [
+        "statuscode": .status, "responsecode": .status, "httpstatus": .status, "code": .status,
+        "status_code_value": .status, "statuscodevalue": .status,
+        "url": .path, "uri": .path, "urlpath": .path, "endpoint": .path, "route": .path,
+        "urlpattern": .urlRegex, "urlregexp": .urlRegex, "regex": .urlRegex,
+        "responsefile": .response, "mockfile": .response, "file": .response, "bodyfile": .response, "bodyfilename": .response,
+        "latency": .delay, "wait": .delay, "fixeddelaymilliseconds": .delay,
+        "verbs": .method, "verb": .method, "methods": .method, "httpmethod": .method,
+        "responsebody": .body, "mockbody": .body, "content": .body,
+        "responseheaders": .headers, "jsonbody": .json,
     ]
 
     /// The candidate closest to `word`, if it is close enough to be a likely typo, or the key a known
@@ -25,7 +25,7 @@ package enum Suggestion {
         // A typo is at most a third of the word away; far longer words are not typos of any candidate.
         guard word.utf8.count <= 2 * longest + 4 else { return nil }
         let lowered = word.lowercased()
-        if let alias = aliases[lowered], candidates.contains(alias) { return alias }
+        if let alias = aliases[lowered]?.rawValue, candidates.contains(alias) { return alias }
         var best: (String, Int)? = nil
         for candidate in candidates {
             let distance = editDistance(lowered, candidate.lowercased())

@@ -221,19 +221,6 @@ private struct MappingReader {
         return nil
     }
 
-    /// Whether `file`, with every symbolic link resolved, lies inside `root` (also resolved).
-    /// A file that does not exist is judged by its path with `..` removed.
-    static func isInside(_ root: URL, _ file: URL) -> Bool {
-        func real(_ url: URL) -> String {
-            // realpath(3) resolves `link/..` as the system does; removing `..` first would not.
-            guard let resolved = realpath(url.path, nil) else { return url.standardizedFileURL.path }
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        let base = real(root)
-        return real(file).hasPrefix(base.hasSuffix("/") ? base : base + "/")
-    }
-
     /// Response keys read (or noted) by name; any other is noted as not carried over.
     static let responseKeys: Set<String> = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName", "fixedDelayMilliseconds",
                                             "delayDistribution", "chunkedDribbleDelay", "proxyBaseUrl", "fault", "transformers"]
@@ -294,7 +281,7 @@ private struct MappingReader {
                 return nil
             }
             let url = filesRoot.appendingPathComponent(name)
-            if !Self.isInside(filesRoot, url) {
+            if !FileContainment.isInside(url, folder: filesRoot) {
                 // `../../etc/passwd` or a symlink out of __files: never copy a file from elsewhere into the bundle.
                 note("'bodyFileName' \(name) resolves outside \(filesRoot.path) (a '..' or a symbolic link); its body is not imported")
             } else {

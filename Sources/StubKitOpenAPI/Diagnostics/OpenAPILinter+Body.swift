@@ -90,12 +90,7 @@ extension OpenAPILinter {
 
     /// A file as `stublint` names it: relative to the display base when inside it.
     func display(_ url: URL) -> String {
-        let path = url.standardizedFileURL.path
-        if let base = displayBase?.standardizedFileURL.path {
-            let prefix = base.hasSuffix("/") ? base : base + "/"
-            if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
-        }
-        return path
+        url.displayPath(relativeTo: displayBase)
     }
 }
 
