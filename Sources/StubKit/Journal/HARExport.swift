@@ -6,19 +6,13 @@ extension StubJournal {
     /// Each entry carries StubKit's own fields under `_stubkit` (bundle, rule, near misses), as HAR
     /// allows custom fields that start with an underscore.
     public func harData() -> Data {
-        var log: [String: Any] = [
-            "version": "1.2",
-            "creator": ["name": "StubKit", "version": StubKitVersion.current],
-            "pages": [] as [Any],
-            "entries": entries.map(Self.harEntry),
-        ]
+        var log = HAR.Log(creator: HAR.Creator(name: "StubKit", version: StubKitVersion.current), entries: entries.map(Self.harEntry))
         let dropped = droppedEntryCount
         if dropped > 0 {
-            log["comment"] = "StubKit dropped the \(dropped) oldest requests to stay within the journal's limits"
-            log["_stubkit"] = ["droppedEntries": dropped]
+            log.comment = "StubKit dropped the \(dropped) oldest requests to stay within the journal's limits"
+            log.stubkit = HAR.LogExtras(droppedEntries: dropped)
         }
-        let object: [String: Any] = ["log": log]
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return HAR(log: log).encoded()
     }
 
     /// Writes ``harData()`` to a file, replacing it.
@@ -26,82 +20,54 @@ extension StubJournal {
         try harData().write(to: url, options: .atomic)
     }
 
-    private static func harEntry(_ entry: JournalEntry) -> [String: Any] {
+    private static func harEntry(_ entry: JournalEntry) -> HAR.Entry {
         let milliseconds = (entry.duration * 1000 * 1000).rounded() / 1000
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let request = entry.request
-        var harRequest: [String: Any] = [
-            "method": request.method,
-            "url": request.url.absoluteString,
-            "httpVersion": "HTTP/1.1",
-            "headers": request.headers.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
-            "queryString": request.queryItems.map { ["name": $0.name, "value": $0.value] },
-            "cookies": [] as [Any],
-            "headersSize": -1,
-            "bodySize": entry.requestBodySize,
-        ]
+        var postData: HAR.PostData? = nil
         if let body = request.body {
-            var postData: [String: Any] = ["mimeType": request.header("Content-Type") ?? "application/octet-stream",
-                                           "text": String(data: body, encoding: .utf8) ?? body.base64EncodedString()]
+            var comment: String? = nil
             if entry.requestBodyTruncated {
-                postData["comment"] = entry.requestBodySize < 0
+                comment = entry.requestBodySize < 0
                     ? "truncated by StubKit's journal: the first \(body.count) bytes of a body of unknown size"
                     : "truncated by StubKit's journal: the first \(body.count) of \(entry.requestBodySize) bytes"
             }
-            harRequest["postData"] = postData
+            postData = HAR.PostData(mimeType: request.header("Content-Type") ?? "application/octet-stream",
+                                    text: String(data: body, encoding: .utf8) ?? body.base64EncodedString(), comment: comment)
         }
+        let harRequest = HAR.Request(method: request.method, url: request.url.absoluteString,
+                                     headers: request.headers.sorted { $0.key < $1.key }.map { HAR.NameValue(name: $0.key, value: $0.value) },
+                                     queryString: request.queryItems.map { HAR.NameValue(name: $0.name, value: $0.value) },
+                                     bodySize: entry.requestBodySize, postData: postData)
         let mimeType = entry.responseHeaders.first { $0.key.lowercased() == "content-type" }?.value ?? "x-unknown"
-        var content: [String: Any] = ["size": entry.responseBodySize, "mimeType": mimeType]
-        if let body = entry.responseBody {
-            if let text = String(data: body, encoding: .utf8) {
-                content["text"] = text
-            } else {
-                content["text"] = body.base64EncodedString()
-                content["encoding"] = "base64"
-            }
-            if entry.responseBodyTruncated {
-                content["comment"] = "truncated by StubKit's journal: the first \(body.count) of \(entry.responseBodySize) bytes"
-            }
+        var content = HAR.Content(size: entry.responseBodySize, mimeType: mimeType, body: entry.responseBody)
+        if let body = entry.responseBody, entry.responseBodyTruncated {
+            content.comment = "truncated by StubKit's journal: the first \(body.count) of \(entry.responseBodySize) bytes"
         }
-        let harResponse: [String: Any] = [
-            "status": entry.status ?? 0,
-            "statusText": entry.status.map { HTTPStatusText.text(for: $0) } ?? "",
-            "httpVersion": "HTTP/1.1",
-            "headers": entry.responseHeaders.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
-            "cookies": [] as [Any],
-            "content": content,
-            "redirectURL": entry.responseHeaders.first { $0.key.lowercased() == "location" }?.value ?? "",
-            "headersSize": -1,
-            "bodySize": entry.status == nil ? -1 : entry.responseBodySize,
-        ]
-        var stubkit: [String: Any] = ["answered": entry.rule != nil]
-        if entry.passedThrough { stubkit["passedThrough"] = true }
-        if let file = entry.recordedAs { stubkit["recorded"] = file }
-        if let failure = entry.recordingFailure { stubkit["recordingFailed"] = failure }
+        let harResponse = HAR.Response(
+            status: entry.status ?? 0, statusText: entry.status.map { HTTPStatusText.text(for: $0) } ?? "",
+            headers: entry.responseHeaders.sorted { $0.key < $1.key }.map { HAR.NameValue(name: $0.key, value: $0.value) },
+            content: content, redirectURL: entry.responseHeaders.first { $0.key.lowercased() == "location" }?.value ?? "",
+            bodySize: entry.status == nil ? -1 : entry.responseBodySize)
+        var stubkit = HAR.EntryExtras(answered: entry.rule != nil)
+        if entry.passedThrough { stubkit.passedThrough = true }
+        stubkit.recorded = entry.recordedAs
+        stubkit.recordingFailed = entry.recordingFailure
         if entry.requestBodyTruncated || entry.responseBodyTruncated {
-            stubkit["truncated"] = (entry.requestBodyTruncated ? ["request"] : []) + (entry.responseBodyTruncated ? ["response"] : [])
+            stubkit.truncated = (entry.requestBodyTruncated ? ["request"] : []) + (entry.responseBodyTruncated ? ["response"] : [])
         }
-        if let bundle = entry.bundle { stubkit["bundle"] = bundle }
-        if let rule = entry.rule { stubkit["rule"] = rule.name; stubkit["location"] = rule.location }
-        if let error = entry.error { stubkit["error"] = ["code": error.code, "description": error.description] }
+        stubkit.bundle = entry.bundle
+        if let rule = entry.rule { stubkit.rule = rule.name; stubkit.location = rule.location }
+        if let error = entry.error { stubkit.error = HAR.EntryExtras.Failure(code: error.code, description: error.description) }
         if !entry.nearMisses.isEmpty {
-            stubkit["nearMisses"] = entry.nearMisses.map { miss in
-                ["bundle": miss.bundle, "rule": miss.rule.displayName, "location": miss.rule.source.locationDescription,
-                 "mismatches": miss.mismatches.map(\.description)] as [String: Any]
+            stubkit.nearMisses = entry.nearMisses.map { miss in
+                HAR.EntryExtras.NearMiss(bundle: miss.bundle, rule: miss.rule.displayName, location: miss.rule.source.locationDescription,
+                                         mismatches: miss.mismatches.map(\.description))
             }
         }
-        var harEntry: [String: Any] = [
-            "startedDateTime": formatter.string(from: entry.startedAt),
-            "time": milliseconds,
-            "request": harRequest,
-            "response": harResponse,
-            "cache": [:] as [String: Any],
-            "timings": ["send": 0, "wait": milliseconds, "receive": 0],
-            "_stubkit": stubkit,
-        ]
-        if let error = entry.error { harEntry["comment"] = error.description }
-        return harEntry
+        return HAR.Entry(startedDateTime: formatter.string(from: entry.startedAt), time: milliseconds, request: harRequest,
+                         response: harResponse, comment: entry.error?.description, stubkit: stubkit)
     }
 }
 

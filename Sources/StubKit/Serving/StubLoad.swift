@@ -27,7 +27,8 @@ final class StubLoad: @unchecked Sendable {
     private var streamer: BodyStreamer?
     /// The body of the request being decided still partly in its stream, as `handle` got it.
     private var unreadBody: RequestBodyStream?
-    var relay = Relay()
+    /// The forwarded response, once the request goes to the network. Touched only on the executor's context.
+    var relay: Relay?
 
     struct Progress {
         var request: StubRequest?
@@ -305,7 +306,7 @@ final class StubLoad: @unchecked Sendable {
                  request: stubRequest)
             return
         }
-        relay = Relay(request: stubRequest, recorder: recorder, capture: recorder?.makeCapture(),
+        relay = Relay(response: ForwardedResponse(request: stubRequest, recorder: recorder, keepsAtMost: engine.journal.limits.maximumBodySize),
                       onePiece: StubURLProtocol.chunkSize(for: task) == Int.max)
         progress.withLock { $0.passedThrough = true }
         // The forwarder answers on its own queue: find this load's context now, on it.

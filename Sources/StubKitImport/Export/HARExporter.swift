@@ -12,7 +12,7 @@ package struct HARExporter: Sendable {
     ///
     /// - Throws: ``ImportError`` for a bundle that does not load (its first error).
     package func export(_ bundles: [URL]) throws(ImportError) -> (data: Data, notes: [ImportNote]) {
-        var entries: [[String: Any]] = []
+        var entries: [HAR.Entry] = []
         var notes: [ImportNote] = []
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -35,26 +35,15 @@ package struct HARExporter: Sendable {
                     if response.template != nil {
                         notes.append(ImportNote(source: source, message: "a templated response is exported as its template text"))
                     }
-                    entries.append([
-                        "startedDateTime": formatter.string(from: started),
-                        "time": Int(response.delay * 1000),
-                        "request": request,
-                        "response": harResponse(response),
-                        "cache": [:] as [String: Any],
-                        "timings": ["send": 0, "wait": Int(response.delay * 1000), "receive": 0],
-                        "comment": "\(result.bundle.template): \(rule.displayName)",
-                    ])
+                    // Whole milliseconds, as HAR tools show them.
+                    entries.append(HAR.Entry(startedDateTime: formatter.string(from: started), time: Double(Int(response.delay * 1000)),
+                                             request: request, response: harResponse(response),
+                                             comment: "\(result.bundle.template): \(rule.displayName)"))
                 }
             }
         }
-        let log: [String: Any] = ["log": [
-            "version": "1.2",
-            "creator": ["name": "stubkit export", "version": StubKitVersion.current],
-            "pages": [] as [Any],
-            "entries": entries,
-        ] as [String: Any]]
-        let data = (try? JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return (data, notes)
+        let log = HAR.Log(creator: HAR.Creator(name: "stubkit export", version: StubKitVersion.current), entries: entries)
+        return (HAR(log: log).encoded(), notes)
     }
 
     /// `recordedAt` of a JSON rules file, so re-importing the HAR keeps it.
@@ -66,7 +55,7 @@ package struct HARExporter: Sendable {
 
     // MARK: Request
 
-    private func request(for rule: StubRule, note: (String) -> Void) -> [String: Any]? {
+    private func request(for rule: StubRule, note: (String) -> Void) -> HAR.Request? {
         let conditions = rule.request
         let method = conditions.methods?.sorted().first ?? "GET"
         var url: String
@@ -107,19 +96,16 @@ package struct HARExporter: Sendable {
         if !query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         }
-        var headers: [[String: String]] = []
+        var headers: [HAR.NameValue] = []
         for name in conditions.headers.keys.sorted() {
             guard let value = sample(conditions.headers[name]!, "request header '\(name)'", note: note) else { continue }
-            headers.append(["name": name, "value": value])
+            headers.append(HAR.NameValue(name: name, value: value))
         }
-        var harRequest: [String: Any] = [
-            "method": method, "url": url, "httpVersion": "HTTP/1.1", "headers": headers,
-            "queryString": queryString.map { ["name": $0.name, "value": $0.value] }, "cookies": [] as [Any],
-            "headersSize": -1, "bodySize": 0,
-        ]
+        var harRequest = HAR.Request(method: method, url: url, headers: headers,
+                                     queryString: queryString.map { HAR.NameValue(name: $0.name, value: $0.value) }, bodySize: 0)
         if let (text, mimeType) = body(conditions.body, note: note) {
-            harRequest["postData"] = ["mimeType": mimeType, "text": text]
-            harRequest["bodySize"] = text.utf8.count
+            harRequest.postData = HAR.PostData(mimeType: mimeType, text: text)
+            harRequest.bodySize = text.utf8.count
         }
         return harRequest
     }
@@ -158,7 +144,7 @@ package struct HARExporter: Sendable {
 
     // MARK: Response
 
-    private func harResponse(_ response: StubResponse) -> [String: Any] {
+    private func harResponse(_ response: StubResponse) -> HAR.Response {
         var data = Data()
         switch response.body {
         case .empty: break
@@ -166,25 +152,15 @@ package struct HARExporter: Sendable {
         case .file(let url): data = FileManager.default.contents(atPath: url.path) ?? Data()
         }
         let explicitType = response.headers.first { $0.name.lowercased() == "content-type" }?.value ?? response.contentType
-        var content: [String: Any] = ["size": data.count, "mimeType": explicitType ?? response.effectiveContentType ?? "x-unknown"]
-        if !data.isEmpty {
-            if let text = String(data: data, encoding: .utf8) {
-                content["text"] = text
-            } else {
-                content["text"] = data.base64EncodedString()
-                content["encoding"] = "base64"
-            }
-        }
-        var headers = response.headers.map { ["name": $0.name, "value": $0.value] }
+        let content = HAR.Content(size: data.count, mimeType: explicitType ?? response.effectiveContentType ?? "x-unknown",
+                                  body: data.isEmpty ? nil : data)
+        var headers = response.headers.map { HAR.NameValue(name: $0.name, value: $0.value) }
         if response.contentType != nil, !response.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-            headers.append(["name": "Content-Type", "value": response.contentType!])
+            headers.append(HAR.NameValue(name: "Content-Type", value: response.contentType!))
         }
         let status = response.error == nil ? response.status : 0
-        return [
-            "status": status, "statusText": "", "httpVersion": "HTTP/1.1", "headers": headers,
-            "cookies": [] as [Any], "content": content, "redirectURL": response.redirectLocation ?? "",
-            "headersSize": -1, "bodySize": status == 0 ? -1 : data.count,
-        ]
+        return HAR.Response(status: status, statusText: "", headers: headers, content: content,
+                            redirectURL: response.redirectLocation ?? "", bodySize: status == 0 ? -1 : data.count)
     }
 }
 #endif

@@ -1,5 +1,6 @@
 #if Tools
 import Foundation
+import StubKit
 
 /// Reads HAR 1.2 (`log.entries[]`) as written by browsers, proxies and HTTP clients.
 ///
@@ -50,11 +51,11 @@ enum HARReader {
         return batch
     }
 
-    private static func pairs(_ list: [HARDocument.NameValue]?) -> [(String, String)] {
+    private static func pairs(_ list: [HAR.NameValue]?) -> [(String, String)] {
         (list ?? []).compactMap { item in item.name.map { ($0, item.value ?? "") } }
     }
 
-    private static func postData(_ postData: HARDocument.PostData?) -> Data? {
+    private static func postData(_ postData: HAR.PostData?) -> Data? {
         guard let postData else { return nil }
         if let text = postData.text, !text.isEmpty {
             if postData.encoding?.lowercased() == "base64", let data = Data(base64Encoded: text) { return data }

@@ -16,37 +16,28 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private let connection: NIOLoopBound<ConnectionHandler>
     private let dispatcher: RequestDispatcher
     private let exchange: RequestDispatcher.Exchange
-    private let recorder: Recorder?
     // Touched only on `loop`.
-    private var capture: ResponseCapture?
-    private var status: Int?
+    private var response: ForwardedResponse
+    /// The client's copy of the headers (stubbed hosts' locations pointed back here), as journalled.
     private var headers: [String: String] = [:]
-    private var recordedHeaders: [String: String] = [:]
-    private var kept = Data()
-    private var count = 0
-    private var truncated = false
 
     /// The client gets the upstream's redirects as they are (with stubbed hosts pointed back here).
     var followsRedirects: Bool { false }
-
-    /// Headers that describe one hop, not the message.
-    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-                                        "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding"]
 
     init(exchange: RequestDispatcher.Exchange, connection: ConnectionHandler, dispatcher: RequestDispatcher) {
         self.loop = connection.eventLoop
         self.connection = NIOLoopBound(connection, eventLoop: connection.eventLoop)
         self.dispatcher = dispatcher
         self.exchange = exchange
-        self.recorder = dispatcher.engine.recorder.flatMap { $0.records(exchange.stubRequest) ? $0 : nil }
-        self.capture = recorder?.makeCapture()
+        let recorder = dispatcher.engine.recorder.flatMap { $0.records(exchange.stubRequest) ? $0 : nil }
+        self.response = ForwardedResponse(request: exchange.stubRequest, recorder: recorder, keepsAtMost: dispatcher.engine.journal.limits.maximumBodySize)
     }
 
     /// The request as the real host gets it: same method, headers (less the hop-by-hop ones) and body.
     static func upstreamRequest(for stub: StubRequest) -> URLRequest {
         var request = URLRequest(url: stub.url)
         request.httpMethod = stub.method
-        for (name, value) in stub.headers where !hopByHop.contains(name.lowercased()) {
+        for (name, value) in stub.headers where !ForwardedResponse.hopByHop.contains(name.lowercased()) {
             request.setValue(value, forHTTPHeaderField: name)
         }
         request.httpBody = stub.body
@@ -56,9 +47,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     // MARK: ForwardingReceiver (on the forwarder's queue)
 
     func forwarder(didReceive response: HTTPURLResponse) {
-        var fields: [String: String] = [:]
-        for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
-        let status = response.statusCode, headers = fields
+        let status = response.statusCode, headers = ForwardedResponse.fields(of: response)
         loop.execute { self.received(status: status, headers: headers) }
     }
 
@@ -67,39 +56,23 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     }
 
     func forwarder(didCompleteWithError error: (any Error)?) {
-        let failure = error.map { $0 as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: $0.localizedDescription]) }
+        let failure = error.map(ForwardedResponse.urlError)
         loop.execute { self.completed(failure) }
     }
 
     // MARK: On the event loop
 
     private func received(status: Int, headers upstream: [String: String]) {
-        var headers: [String: String] = [:]
-        // The forwarder's session decoded a compressed body: encoding and encoded length no longer apply.
-        let decoded = upstream.keys.contains { $0.lowercased() == "content-encoding" }
-        for (name, value) in upstream {
-            let lowered = name.lowercased()
-            if lowered == "content-encoding" || (lowered == "content-length" && decoded) { continue }
-            if Self.hopByHop.contains(lowered) && lowered != "content-length" { continue }
-            headers[name] = value
-        }
-        self.status = status
         // The recording keeps the upstream's own Location; only the client's copy points back here
         // (a recorded `http://127.0.0.1:PORT/…` would name a server that is gone by the replay).
-        recordedHeaders = headers
+        var headers = response.receive(status: status, upstream: upstream, framesItself: true)
         for name in headers.keys where name.lowercased() == "location" { headers[name] = exchange.rewriter.rewrite(location: headers[name]!) }
         self.headers = headers
         connection.value.sendHead(status: status, headers: dispatcher.ordered(headers, exchange))
     }
 
     private func received(_ data: Data) {
-        let room = dispatcher.engine.journal.limits.maximumBodySize - kept.count
-        if data.count <= room { kept.append(data) } else {
-            if room > 0 { kept.append(data.prefix(room)) }
-            truncated = true
-        }
-        count += data.count
-        capture?.append(data, keepingOnFailure: false)
+        response.receive(data, keepingOnFailure: false)
         guard !exchange.request.isHead else { return }
         // One chunk is held back until the next arrives or the exchange completes: with the upstream's
         // Content-Length the client has the whole body with its last byte, and by then the journal
@@ -119,27 +92,19 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
         let connection = connection.value
         connection.onClose[ObjectIdentifier(self)] = nil
         if let error {
-            capture = nil
-            recorder?.noteFailed(error)
+            response.fail(error)
             let text = "StubKit server: forwarding \(exchange.stubRequest.method) \(exchange.stubRequest.url.absoluteString) failed: \(error.localizedDescription)"
-            dispatcher.journal(exchange, status: status == nil ? 502 : status, passThrough: true, error: error, description: text)
+            dispatcher.journal(exchange, status: response.status == nil ? 502 : response.status, passThrough: true, error: error, description: text)
             heldBack = nil
-            if status == nil {
+            if response.status == nil {
                 dispatcher.sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "forward-failed")])
             } else {
                 connection.drop(.close)
             }
             return
         }
-        var recordedAs: String? = nil, recordingFailure: String? = nil
-        if let recorder, let status {
-            switch recorder.record(exchange.stubRequest, status: status, headers: recordedHeaders, capture: capture) {
-            case .success(let file): recordedAs = file.isEmpty ? "(no body)" : file
-            case .failure(let error): recordingFailure = "\(error.path): \(error.reason)"
-            }
-        }
-        capture = nil
-        dispatcher.journal(exchange, status: status, headers: headers, body: kept, bodySize: count, truncated: truncated,
+        let (recordedAs, recordingFailure) = response.finishRecording()
+        dispatcher.journal(exchange, status: response.status, headers: headers, body: response.kept, bodySize: response.count, truncated: response.truncated,
                            passThrough: true, recordedAs: recordedAs, recordingFailure: recordingFailure)
         releaseHeldBack()
         connection.finish()

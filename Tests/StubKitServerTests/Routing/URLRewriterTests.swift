@@ -64,3 +64,24 @@ struct URLRewriterTests {
     }
 }
 #endif
+
+#if Tools
+extension URLRewriterTests {
+    @Test("which content types are text whose URLs are rewritten", arguments: [
+        ("application/json", true), ("application/json; charset=utf-8", true), (" Text/HTML ;charset=utf-8", true),
+        ("application/problem+json", true), ("application/atom+xml", true), ("application/x-www-form-urlencoded", true),
+        ("application/javascript", true), ("image/png", false), ("application/octet-stream", false), ("", false),
+        ("application/jsonp", false),
+    ])
+    func textual(_ contentType: String, _ expected: Bool) {
+        #expect(URLRewriter.isTextual(contentType) == expected)
+    }
+
+    @Test func noContentType() { #expect(!URLRewriter.isTextual(nil)) }
+
+    @Test("a text with no stubbed host's URL is left alone (nil: nothing to rewrite)")
+    func untouched() {
+        #expect(Self.rewriter.rewrite(Data("see https://elsewhere.example/a and api.stubbed.example/b".utf8)) == nil)
+    }
+}
+#endif
