@@ -26,7 +26,7 @@ let package = Package(
     traits: [
         .trait(
             name: "Tools",
-            description: "The command-line tools (stubkit, stublint), the local server, the importers and the OpenAPI checks, with their dependencies (SwiftNIO, Yams, OpenAPIKit, ArgumentParser). Apps and UI-test targets leave it off."
+            description: "The command-line tools (stubkit, stublint, stubbench), the local server, the importers and the OpenAPI checks, with their dependencies (SwiftNIO, Yams, OpenAPIKit, ArgumentParser). Apps and UI-test targets leave it off."
         ),
         .default(enabledTraits: []),
     ],
@@ -61,7 +61,11 @@ let package = Package(
             path: "Tools/stublint"
         ),
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
-        .executableTarget(name: "stubbench", dependencies: ["StubKit", "StubKitTesting"], path: "Tools/stubbench"),
+        .executableTarget(
+            name: "stubbench",
+            dependencies: ["StubKit", "StubKitTesting", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
+            path: "Tools/stubbench"
+        ),
 
         // MARK: Importing and exporting (tools only; apps never link these)
         // zlib, for gzip-declared bodies in HAR files and cassettes.

@@ -1,14 +1,16 @@
-// The adversarial shapes of issue 10: inputs that once grew polynomially or worse, measured at n and
+#if Tools
+// The adversarial shapes: inputs that once grew polynomially or worse, measured at n and
 // 10n. Target: time grows at most 12x for 10x input (linear, with room for noise).
 //
-//   swift build -c release --product stubbench && .build/release/stubbench --adversarial
+//   swift build --traits Tools -c release --product stubbench && .build/release/stubbench --adversarial
 //   STUBBENCH_ONLY='(a*)*b' .build/release/stubbench --adversarial      # one shape, e.g. under callgrind
 import Foundation
 import StubKit
 
 /// Runs the adversarial measures, prints a table and the ratio per shape, and returns whether every
 /// shape met the target.
-func runAdversarialBenchmarks(quick: Bool, work: URL) throws -> Bool {
+func runAdversarialBenchmarks(_ configuration: BenchmarkConfiguration) throws -> Bool {
+    let (quick, work) = (configuration.quick, configuration.work)
     print("StubKit adversarial benchmark — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(quick ? "quick" : "full") mode")
     print(String(format: "%-66@ %12@ %12@ %8@", "shape" as NSString, "n" as NSString, "10n" as NSString, "ratio" as NSString))
     var allMet = true
@@ -89,3 +91,4 @@ func leastCPUSeconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
     }
     return samples.min()!
 }
+#endif

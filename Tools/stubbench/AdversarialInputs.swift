@@ -1,7 +1,8 @@
-// stubbench --adversarial: the hostile input shapes of issue 10 at size n and 10n, to show that the
+#if Tools
+// stubbench --adversarial: the hostile input shapes at size n and 10n, to show that the
 // readers' time grows linearly (a 10x input takes about 10x, not 100x). Prints a Markdown table.
 //
-//   swift run stubbench --adversarial
+//   swift run --traits Tools stubbench --adversarial
 import Foundation
 import StubKit
 
@@ -106,3 +107,4 @@ func adversarialShapeSelected(_ name: String) -> Bool {
     guard let only = ProcessInfo.processInfo.environment["STUBBENCH_ONLY"], !only.isEmpty else { return true }
     return name.contains(only)
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Writes a HAR file shaped like a long UI-test session, for timing `stubkit import`: mostly JSON GETs
@@ -48,3 +49,4 @@ func writeBenchmarkHAR(entries count: Int, to url: URL) throws -> Int {
     try data.write(to: url)
     return data.count
 }
+#endif

@@ -1,8 +1,9 @@
-// The rule shapes of issue 11, at 10, 1,000 and 10,000 rules: what real bundles hold besides distinct
+#if Tools
+// The rule shapes, at 10, 1,000 and 10,000 rules: what real bundles hold besides distinct
 // literal paths. Each bundle is a rules file loaded as an app would load it; each figure is
 // `StubEngine.match` for requests that hit the last rules of the file (the worst place for a scan).
 //
-//   swift build -c release --product stubbench && .build/release/stubbench --shapes
+//   swift build --traits Tools -c release --product stubbench && .build/release/stubbench --shapes
 import Foundation
 import StubKit
 
@@ -60,17 +61,16 @@ func shapeRulesJSON(_ shape: RuleShape, count: Int) -> String {
 
 /// Measures every shape at 10, 1,000 and 10,000 rules, the regex hit against the literal hit at 10
 /// rules, and loading 10,000 regex rules against Foundation's decode. Returns the targets.
-@MainActor func runShapeBenchmarks(quick: Bool, work: URL) throws -> [(String, Bool, String)] {
+func runShapeBenchmarks(_ configuration: BenchmarkConfiguration, recorder: BenchmarkRecorder) throws -> [BenchmarkTarget] {
+    let quick = configuration.quick
     let sizes = [10, 1_000, 10_000]
     var medians: [String: [Int: Double]] = [:]
-    var targets: [(String, Bool, String)] = []
+    var targets: [BenchmarkTarget] = []
     var smallest: [String: (engine: StubEngine, requests: [StubRequest])] = [:]
     var largest: [String: (engine: StubEngine, requests: [StubRequest])] = [:]
     for shape in ruleShapes + [mixedShape] {
         for size in sizes {
-            let folder = work.appendingPathComponent("shape-\(medians.count)-\(size)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(shapeRulesJSON(shape, count: size).utf8).write(to: folder.appendingPathComponent("stubsRules.json"))
+            let folder = try configuration.makeBundle("shape-\(medians.count)-\(size)", rulesJSON: shapeRulesJSON(shape, count: size))
             let engine = StubEngine()
             try engine.activate(folder: folder)
             let requests = shape.lastRequests(size, count: 4)
@@ -81,41 +81,42 @@ func shapeRulesJSON(_ shape: RuleShape, count: Int) -> String {
                 let answer = engine.match(request)?.rule.source.index, expected = size - requests.count + offset
                 precondition(answer == expected, "\(shape.name) at \(size): \(request.url) answered by rule \(answer ?? -1), expected \(expected)")
             }
-            let s = measure("match, \(shape.name): \(size) rules", runs: quick ? 20 : 200, inner: quick ? 25 : 250) {
+            let s = Stats.measure("match, \(shape.name): \(size) rules", runs: quick ? 20 : 200, inner: quick ? 25 : 250) {
                 for request in requests { precondition(engine.match(request) != nil) }
             }
-            let perRequest = Stats(name: s.name, medianMicros: s.medianMicros / Double(requests.count), p99Micros: s.p99Micros / Double(requests.count), runs: s.runs)
-            record(perRequest)
+            let perRequest = s.divided(by: Double(requests.count))
+            recorder.record(perRequest)
             medians[shape.name, default: [:]][size] = perRequest.medianMicros
         }
         // The target is judged on 10 against 10,000 rules measured interleaved, round by round: the
         // per-size medians above come from different moments, and a shared machine drifts between them.
         let (small, large) = (smallest[shape.name]!, largest[shape.name]!)
         let inner = quick ? 25 : 250
-        _ = measureInterleaved("10", { for _ in 0..<inner { for r in small.requests { precondition(small.engine.match(r) != nil) } } },
+        let paired = PairedStats.measure("10", { for _ in 0..<inner { for r in small.requests { precondition(small.engine.match(r) != nil) } } },
                                "10000", { for _ in 0..<inner { for r in large.requests { precondition(large.engine.match(r) != nil) } } },
                                runs: quick ? 20 : 200)
         let row = medians[shape.name]!
-        targets.append(("\(shape.name): 10,000 rules within 2x of 10", pairedRatioMedian <= 2,
-                        String(format: "median of paired per-round ratios %.2fx (medians measured apart: %.2f µs at 10, %.2f at 1,000, %.2f at 10,000)",
-                               pairedRatioMedian, row[10]!, row[1_000]!, row[10_000]!)))
+        targets.append(BenchmarkTarget(name: "\(shape.name): 10,000 rules within 2x of 10", met: paired.ratioMedian <= 2,
+                                       measured: String(format: "median of paired per-round ratios %.2fx (medians measured apart: %.2f µs at 10, %.2f at 1,000, %.2f at 10,000)",
+                                                        paired.ratioMedian, row[10]!, row[1_000]!, row[10_000]!)))
     }
     // Regex hits against literal hits at 10 rules, interleaved round by round (the machine's speed
     // drifts between two separate measures more than the difference being judged).
     let literal = smallest[ruleShapes[0].name]!, regex = smallest[ruleShapes[2].name]!
     let inner = quick ? 25 : 250
-    let (literalStats, regexStats) = measureInterleaved(
+    let paired = PairedStats.measure(
         "match, literal-path hit, 10 rules (interleaved)", { for _ in 0..<inner { for r in literal.requests { precondition(literal.engine.match(r) != nil) } } },
         "match, legacy regex hit, 10 rules (interleaved)", { for _ in 0..<inner { for r in regex.requests { precondition(regex.engine.match(r) != nil) } } },
         runs: quick ? 20 : 200)
     let perRequest = Double(inner * literal.requests.count)
-    record(Stats(name: literalStats.name, medianMicros: literalStats.medianMicros / perRequest, p99Micros: literalStats.p99Micros / perRequest, runs: literalStats.runs))
-    record(Stats(name: regexStats.name, medianMicros: regexStats.medianMicros / perRequest, p99Micros: regexStats.p99Micros / perRequest, runs: regexStats.runs))
-    targets.append(("a legacy regex hit within 3x a literal-path hit at 10 rules", pairedRatioMedian <= 3,
-                    String(format: "%.2f µs vs %.2f µs; median of paired per-round ratios %.2fx", regexStats.medianMicros / perRequest,
-                           literalStats.medianMicros / perRequest, pairedRatioMedian)))
+    let (literalStats, regexStats) = (paired.a.divided(by: perRequest), paired.b.divided(by: perRequest))
+    recorder.record(literalStats)
+    recorder.record(regexStats)
+    targets.append(BenchmarkTarget(name: "a legacy regex hit within 3x a literal-path hit at 10 rules", met: paired.ratioMedian <= 3,
+                                   measured: String(format: "%.2f µs vs %.2f µs; median of paired per-round ratios %.2fx", regexStats.medianMicros,
+                                                    literalStats.medianMicros, paired.ratioMedian)))
 
-    targets.append(try runRegexLoadBenchmark(quick: quick, work: work))
+    targets.append(try runRegexLoadBenchmark(configuration, recorder: recorder))
     return targets
 }
 
@@ -126,11 +127,9 @@ func shapeRulesJSON(_ shape: RuleShape, count: Int) -> String {
 /// per-round ratios of the thread's CPU time: a load takes about 100 ms, long enough to be preempted
 /// on a shared machine, which moves wall-time ratios by more than the margin being judged (the
 /// wall-time ratio is printed beside it).
-@MainActor func runRegexLoadBenchmark(quick: Bool, work: URL) throws -> (String, Bool, String) {
-    let regexFolder = work.appendingPathComponent("shape-load-regex")
-    try FileManager.default.createDirectory(at: regexFolder, withIntermediateDirectories: true)
+func runRegexLoadBenchmark(_ configuration: BenchmarkConfiguration, recorder: BenchmarkRecorder) throws -> BenchmarkTarget {
+    let regexFolder = try configuration.makeBundle("shape-load-regex", rulesJSON: shapeRulesJSON(ruleShapes[2], count: 10_000))
     let regexFile = regexFolder.appendingPathComponent("stubsRules.json")
-    try Data(shapeRulesJSON(ruleShapes[2], count: 10_000).utf8).write(to: regexFile)
     func threadCPUMicros() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
@@ -139,7 +138,7 @@ func shapeRulesJSON(_ shape: RuleShape, count: Int) -> String {
     var floorCPU: [Double] = [], oursCPU: [Double] = []
     let floorBody = { _ = try! JSONSerialization.jsonObject(with: try! Data(contentsOf: regexFile)) }
     let oursBody = { precondition(BundleLoader().load(folder: regexFolder).bundle.rules.count == 10_000) }
-    let (floor, ours) = measureInterleaved(
+    let paired = PairedStats.measure(
         "load 10000 regex rules (JSON): Foundation decode only (floor)", {
             let start = threadCPUMicros()
             floorBody()
@@ -149,15 +148,16 @@ func shapeRulesJSON(_ shape: RuleShape, count: Int) -> String {
             let start = threadCPUMicros()
             oursBody()
             oursCPU.append(threadCPUMicros() - start)
-        }, runs: quick ? 5 : 30)
-    let wallRatio = pairedRatioMedian
-    // The warm-up rounds of measureInterleaved are in the CPU samples too: drop them.
+        }, runs: configuration.quick ? 5 : 30)
+    let (floor, ours, wallRatio) = (paired.a, paired.b, paired.ratioMedian)
+    // The warm-up rounds of PairedStats.measure are in the CPU samples too: drop them.
     let cpuRatios = zip(floorCPU.suffix(from: 3), oursCPU.suffix(from: 3)).map { $1 / $0 }.sorted()
     let cpuRatio = cpuRatios[cpuRatios.count / 2]
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-    record(floor); record(ours)
-    return ("loading 10,000 regex rules within 1.5x the Foundation decode", cpuRatio <= 1.5,
-            String(format: "CPU time %.1f ms vs %.1f ms, median of paired per-round ratios %.2fx (wall time %.1f ms vs %.1f ms, paired %.2fx)",
-                   median(Array(oursCPU.suffix(from: 3))) / 1000, median(Array(floorCPU.suffix(from: 3))) / 1000, cpuRatio,
-                   ours.medianMicros / 1000, floor.medianMicros / 1000, wallRatio))
+    recorder.record(floor); recorder.record(ours)
+    return BenchmarkTarget(name: "loading 10,000 regex rules within 1.5x the Foundation decode", met: cpuRatio <= 1.5,
+                           measured: String(format: "CPU time %.1f ms vs %.1f ms, median of paired per-round ratios %.2fx (wall time %.1f ms vs %.1f ms, paired %.2fx)",
+                                            median(Array(oursCPU.suffix(from: 3))) / 1000, median(Array(floorCPU.suffix(from: 3))) / 1000, cpuRatio,
+                                            ours.medianMicros / 1000, floor.medianMicros / 1000, wallRatio))
 }
+#endif

@@ -16,15 +16,14 @@ struct StreamedBodyReadingTests {
 
     init() throws {
         folder = try TemporaryFolder()
-        let bundle = try folder.bundle("uploads", ["stubsRules.json": """
+        engine = StubEngine(killSwitch: true)
+        try folder.activate(engine, bundle: "uploads", rules: """
         { "host": "upload.test", "rules": [
           { "method": "POST", "path": "/photos", "status": 201, "body": "stored" },
           { "method": "POST", "path": "/orders", "requestBody": { "contains": "pizza" }, "status": 201, "body": "ordered" },
           { "method": "POST", "path": "/echo", "status": 200, "template": true, "body": "{{body.name}}" }
         ] }
-        """])
-        engine = StubEngine(killSwitch: true)
-        try engine.activate(folder: bundle)
+        """)
     }
 
     func post(_ path: String, stream: InputStream, to engine: StubEngine? = nil) async -> TaskResult {
@@ -79,18 +78,17 @@ struct StreamedBodyReadingTests {
 
     @Test("a scenario moved by another request while the body is unread: the body conditions are decided on the body")
     func scenarioMovedWhileBodyUnread() async throws {
-        let bundle = try folder.bundle("checkout", ["stubsRules.json": """
+        // A journal limit shorter than the bodies, so the body is still partly in its stream when the
+        // state moves (on the first read), as when another request moves it at that moment.
+        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 4))
+        try folder.activate(engine, bundle: "checkout", rules: """
         { "host": "upload.test", "rules": [
           { "method": "POST", "path": "/pay", "scenario": "checkout", "whenState": "Started", "status": 409, "body": "not open" },
           { "method": "POST", "path": "/pay", "scenario": "checkout", "whenState": "open", "requestBody": { "contains": "pizza" }, "status": 201, "body": "paid" },
           { "method": "POST", "path": "/pay", "scenario": "checkout", "whenState": "open", "status": 400, "body": "nothing to pay for" },
           { "method": "POST", "path": "/open", "scenario": "checkout", "setState": "open", "status": 204 }
         ] }
-        """])
-        // A journal limit shorter than the bodies, so the body is still partly in its stream when the
-        // state moves (on the first read), as when another request moves it at that moment.
-        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 4))
-        try engine.activate(folder: bundle)
+        """)
         for (body, status) in [("one pizza please", 201), ("nothing at all", 400)] {
             engine.resetState()
             let stream = CountingInputStream(content: Data(body.utf8)) {
@@ -113,7 +111,9 @@ struct StreamedBodyReadingTests {
     /// Rules for a redirected upload: `/upload-<status>` answers `<status>` to `/stored`, where a POST
     /// is told apart by the end of its body and a GET answers on its own.
     func redirectEngine() throws -> StubEngine {
-        let bundle = try folder.bundle("redirects", ["stubsRules.json": """
+        // A journal limit far shorter than the body: the first hop reads only the journal's share.
+        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 16))
+        try folder.activate(engine, bundle: "redirects", rules: """
         { "host": "upload.test", "rules": [
           { "method": "POST", "path": "/upload-307", "status": 307, "headers": { "Location": "/stored" } },
           { "method": "POST", "path": "/upload-308", "status": 308, "headers": { "Location": "/stored" } },
@@ -122,10 +122,7 @@ struct StreamedBodyReadingTests {
           { "method": "POST", "path": "/stored", "status": 400, "body": "body missing" },
           { "method": "GET", "path": "/stored", "status": 200, "body": "fetched" }
         ] }
-        """])
-        // A journal limit far shorter than the body: the first hop reads only the journal's share.
-        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 16))
-        try engine.activate(folder: bundle)
+        """)
         return engine
     }
 
@@ -159,13 +156,12 @@ struct StreamedBodyReadingTests {
     func keepingRedirectForwardsTheWholeStreamedBody() async throws {
         let server = try LoopbackServer(responseBody: "the network")
         defer { server.stop() }
-        let bundle = try folder.bundle("forward", ["stubsRules.json": """
+        let engine = StubEngine(killSwitch: false, journalLimits: StubJournal.Limits(maximumBodySize: 16))
+        try folder.activate(engine, bundle: "forward", rules: """
         { "host": "upload.test", "rules": [
           { "method": "POST", "path": "/upload", "status": 307, "headers": { "Location": "\(server.baseURL.absoluteString)/landing" } }
         ] }
-        """])
-        let engine = StubEngine(killSwitch: false, journalLimits: StubJournal.Limits(maximumBodySize: 16))
-        try engine.activate(folder: bundle)
+        """)
         let body = Data(String(repeating: "y", count: 50_000).utf8) + Data("END-OF-UPLOAD".utf8)
         let result = await post("/upload", stream: CountingInputStream(content: body), to: engine)
         #expect(result.text == "the network", "\(result.error?.localizedDescription ?? "")")

@@ -23,9 +23,8 @@ struct RicherStubsTests {
     /// An engine over a bundle written for one test.
     func engine(rules: String, files: [String: String] = [:]) throws -> (StubEngine, URLSession, TemporaryFolder) {
         let folder = try TemporaryFolder()
-        let bundle = try folder.bundle("t", files.merging(["stubsRules.json": rules]) { a, _ in a })
         let engine = StubEngine(killSwitch: true, now: Self.now)
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "t", rules: rules, files: files)
         return (engine, URLSession(configuration: .stubbed(by: engine, base: .ephemeral)), folder)
     }
 

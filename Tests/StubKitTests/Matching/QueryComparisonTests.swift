@@ -114,7 +114,7 @@ extension QueryComparisonTests {
     func matching(_ c: MatchCase) throws {
         let folder = try TemporaryFolder()
         let engine = StubEngine(killSwitch: true)
-        _ = try engine.activate(folder: folder.bundle("b", ["stubsRules.json": Self.rules]))
+        try folder.activate(engine, bundle: "b", rules: Self.rules)
         let request = StubRequest(url: try #require(URL(string: "https://api.example.test" + c.target)))
         #expect(engine.match(request)?.rule.response.status == c.status)
     }

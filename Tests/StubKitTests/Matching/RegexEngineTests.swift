@@ -122,11 +122,10 @@ struct RegexEngineTests {
     @Test("a request whose URL regex runs over budget is a miss that the near-miss report explains")
     func overBudgetNearMiss() throws {
         let folder = try TemporaryFolder()
-        let bundle = try folder.bundle("slow", ["stubsRules.json": #"""
-            [ { "name": "slow", "urlRegex": "(?=a)(a|aa)+$", "body": "x" } ]
-            """#])
         let engine = StubEngine()
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "slow", rules: #"""
+            [ { "name": "slow", "urlRegex": "(?=a)(a|aa)+$", "body": "x" } ]
+            """#)
         let request = StubRequest(url: URL(string: "https://h/" + String(repeating: "a", count: 3000) + "!")!)
         #expect(engine.match(request) == nil)
         let text = RequestExplanation(engine: engine, request: request).text

@@ -100,9 +100,8 @@ struct ResponseFileTests {
     @Test("the journal keeps its limits: oldest entries dropped and counted, bodies cut and marked in HAR and report")
     func journalLimits() async throws {
         let folder = try TemporaryFolder()
-        let bundle = try folder.bundle("limits", ["stubsRules.json": #"[ { "method": "POST", "path": "/echo", "body": "0123456789abcdef" } ]"#])
         let engine = StubEngine(journalLimits: StubJournal.Limits(maximumEntries: 3, maximumBodySize: 8))
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "limits", rules: #"[ { "method": "POST", "path": "/echo", "body": "0123456789abcdef" } ]"#)
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
         for i in 0..<5 {
             _ = await session.result("POST", "https://any.test/echo", body: "request body number \(i)")

@@ -158,9 +158,8 @@ struct RecordingTests {
     @Test("all mode sends every request to the network, even one a bundle answers, and replaces the recording")
     func allReplaces() async throws {
         _ = await perform([Call(path: "/restaurants")], engine: StubEngine(recorder: try recorder()))
-        let other = try folder.bundle("other", ["stubsRules.json": #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#])
         let again = StubEngine(recorder: try recorder(.all))
-        try again.activate(folder: other)
+        try folder.activate(again, bundle: "other", rules: #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#)
         let results = await perform([Call(path: "/hello.txt")], engine: again)
         #expect(results.first?.text == "hello, world\nsecond line\n")
         #expect(backend.server.connectionCount == 2)
@@ -223,8 +222,7 @@ struct RecordingTests {
 
         let engine = StubEngine(recorder: try Recorder(configuration: RecorderConfiguration(template: "recorded", folder: folder.url, mode: .all,
                                                                                          hosts: ["api.example.com"])))
-        let other = try folder.bundle("other", ["stubsRules.json": #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#])
-        try engine.activate(folder: other)
+        try folder.activate(engine, bundle: "other", rules: #"[{ "method": "GET", "path": "/hello.txt", "body": "from a bundle" }]"#)
         let results = await perform([Call(path: "/restaurants"), Call(path: "/hello.txt")], engine: engine)
         #expect(results.map(\.status) == [200, 200])
         #expect(results[1].text == "from a bundle", "an unlisted host is not forced to the network by mode 'all'")

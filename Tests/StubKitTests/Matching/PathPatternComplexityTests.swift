@@ -73,11 +73,10 @@ struct PathPatternComplexityTests {
     @Test("several ** against a long path answer at once through the rule index too")
     func adversarialIndex() throws {
         let folder = try TemporaryFolder()
-        let bundle = try folder.bundle("deep", ["stubsRules.json": #"""
-            [ { "path": "/**/a/**/a/**/a/**/a/**/a/**/b", "body": "deep" } ]
-            """#])
         let engine = StubEngine()
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "deep", rules: #"""
+            [ { "path": "/**/a/**/a/**/a/**/a/**/a/**/b", "body": "deep" } ]
+            """#)
         let long = String(repeating: "/a", count: 3000)
         #expect(engine.match(StubRequest(url: URL(string: "https://h\(long)")!)) == nil)
         #expect(engine.match(StubRequest(url: URL(string: "https://h\(long)/b")!)) != nil)

@@ -20,13 +20,12 @@ struct RedirectCredentialTests {
 
     /// A bundle for `host` whose `/away` redirects to `location`.
     static func engine(host: String, location: String, killSwitch: Bool, folder: TemporaryFolder) throws -> StubEngine {
-        let bundle = try folder.bundle("redirects", ["stubsRules.json": """
+        let engine = StubEngine(killSwitch: killSwitch)
+        try folder.activate(engine, bundle: "redirects", rules: """
         { "host": "\(host)", "rules": [
           { "path": "/away", "status": 302, "headers": { "Location": "\(location)" }, "body": "moved" }
         ] }
-        """])
-        let engine = StubEngine(killSwitch: killSwitch)
-        try engine.activate(folder: bundle)
+        """)
         return engine
     }
 

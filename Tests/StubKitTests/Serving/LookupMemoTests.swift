@@ -34,7 +34,7 @@ struct LookupMemoTests {
     func otherBodyIsNotReused() throws {
         let folder = try TemporaryFolder()
         let engine = StubEngine()
-        try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": Self.rules]))
+        try folder.activate(engine, bundle: "orders", rules: Self.rules)
         let a = request("POST", "/orders", body: "a"), b = request("POST", "/orders", body: "b")
         #expect(engine.handles(a) && engine.handles(b))
         #expect(try started(a, by: engine)?.response.status == 201)
@@ -46,10 +46,10 @@ struct LookupMemoTests {
     func ruleChangeIsSeen() throws {
         let folder = try TemporaryFolder()
         let engine = StubEngine()
-        try engine.activate(folder: folder.bundle("first", ["stubsRules.json": Self.rules]))
+        try folder.activate(engine, bundle: "first", rules: Self.rules)
         let menu = request("GET", "/menu")
         #expect(engine.handles(menu))
-        try engine.activate(folder: folder.bundle("second", ["stubsRules.json": #"[ { "method": "GET", "path": "/menu", "body": "second menu" } ]"#]))
+        try folder.activate(engine, bundle: "second", rules: #"[ { "method": "GET", "path": "/menu", "body": "second menu" } ]"#)
         let match = try #require(try started(menu, by: engine))
         #expect(match.bundle == "second")
     }
@@ -58,7 +58,7 @@ struct LookupMemoTests {
     func deactivationFreesKeptLookups() throws {
         let folder = try TemporaryFolder()
         let engine = StubEngine()
-        try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": Self.rules]))
+        try folder.activate(engine, bundle: "orders", rules: Self.rules)
         weak var oldIndex = engine.snapshot.index
         // canInit took these, but no load started (a task cancelled before it started, or canInit asked twice).
         #expect(engine.handles(request("POST", "/orders", body: "a")) && engine.handles(request("GET", "/menu")))
@@ -71,7 +71,7 @@ struct LookupMemoTests {
     func sameRequestTwice() throws {
         let folder = try TemporaryFolder()
         let engine = StubEngine()
-        try engine.activate(folder: folder.bundle("first", ["stubsRules.json": Self.rules]))
+        try folder.activate(engine, bundle: "first", rules: Self.rules)
         let menu = request("GET", "/menu")
         #expect(engine.handles(menu) && engine.handles(menu))
         #expect(engine.lookups.count == 2)
@@ -90,7 +90,7 @@ extension URLProtocolSuites {
         func concurrentBodies() async throws {
             let folder = try TemporaryFolder()
             let engine = StubEngine()
-            try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": LookupMemoTests.rules]))
+            try folder.activate(engine, bundle: "orders", rules: LookupMemoTests.rules)
             let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
             let statuses = await withTaskGroup(of: (String, Int?).self) { group in
                 for i in 0..<40 {
@@ -110,10 +110,10 @@ extension URLProtocolSuites {
         func pathParametersFromKeptLookup() async throws {
             let folder = try TemporaryFolder()
             let engine = StubEngine()
-            try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": #"""
+            try folder.activate(engine, bundle: "orders", rules: #"""
             [ { "path": "/orders/{id}/items/{item}", "template": true, "body": "order {{path.id}} item {{path.item}}", "contentType": "text/plain" },
               { "path": "/orders/{id}", "body": "order {{path.id}} as written", "contentType": "text/plain" } ]
-            """#]))
+            """#)
             let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
             defer { session.finishTasksAndInvalidate() }
             #expect(await session.result("GET", "https://api.example.test/orders/42/items/7").text == "order 42 item 7")
@@ -129,7 +129,7 @@ extension URLProtocolSuites {
         func bodyMovedIntoStream() async throws {
             let folder = try TemporaryFolder()
             let engine = StubEngine()
-            try engine.activate(folder: folder.bundle("orders", ["stubsRules.json": LookupMemoTests.rules]))
+            try folder.activate(engine, bundle: "orders", rules: LookupMemoTests.rules)
             let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
             defer { session.finishTasksAndInvalidate() }
             let whole = LookupMemoTests().request("POST", "/orders", body: "b")

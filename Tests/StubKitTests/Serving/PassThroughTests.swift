@@ -20,14 +20,13 @@ struct PassThroughTests {
     init() throws {
         server = try LoopbackServer(status: 207, headers: ["Content-Type": "application/octet-stream", "X-Real": "yes"], body: Self.realBody)
         folder = try TemporaryFolder()
-        let bundle = try folder.bundle("orders", ["stubsRules.json": """
+        engine = StubEngine(killSwitch: false)
+        try folder.activate(engine, bundle: "orders", rules: """
         { "host": "127.0.0.1", "rules": [
           { "name": "order for restaurant 2", "method": "POST", "path": "/orders",
             "requestBody": { "containsJSON": { "restaurantId": 2 } }, "status": 201, "body": "stubbed order" }
         ] }
-        """])
-        engine = StubEngine(killSwitch: false)
-        try engine.activate(folder: bundle)
+        """)
     }
 
     func post(_ json: String, session: URLSession) async -> TaskResult {
@@ -97,11 +96,10 @@ struct PassThroughTests {
         var big = Data(count: 3 * 1024 * 1024 + 11)
         big.withUnsafeMutableBytes { for i in 0..<$0.count { $0[i] = UInt8(truncatingIfNeeded: i &* 131) } }
         let bigServer = try LoopbackServer(status: 200, headers: ["Content-Type": "application/octet-stream"], body: big)
-        let bundle = try folder.bundle("big-orders", ["stubsRules.json": """
-        { "host": "127.0.0.1", "rules": [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "never" }, "body": "stub" } ] }
-        """])
         let engine = StubEngine()
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "big-orders", rules: """
+        { "host": "127.0.0.1", "rules": [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "never" }, "body": "stub" } ] }
+        """)
         var request = URLRequest(url: bigServer.baseURL.appendingPathComponent("orders"))
         request.httpMethod = "POST"
         request.httpBodyStream = InputStream(data: Data("no match".utf8))
@@ -123,11 +121,10 @@ struct PassThroughTests {
     @Test("cancelling a pass-through whose server never answers: no crash, the task ends cancelled, journalled as a pass-through")
     func cancelPassThrough() async throws {
         let silent = try SilentServer()
-        let bundle = try folder.bundle("silent", ["stubsRules.json": """
-        { "host": "127.0.0.1", "rules": [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "never" }, "body": "stub" } ] }
-        """])
         let engine = StubEngine()
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "silent", rules: """
+        { "host": "127.0.0.1", "rules": [ { "method": "POST", "path": "/orders", "requestBody": { "equals": "never" }, "body": "stub" } ] }
+        """)
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
         var request = URLRequest(url: silent.baseURL.appendingPathComponent("orders"))
         request.httpMethod = "POST"

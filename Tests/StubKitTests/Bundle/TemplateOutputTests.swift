@@ -17,7 +17,8 @@ struct TemplateOutputTests {
 
     init() throws {
         folder = try TemporaryFolder()
-        let bundle = try folder.bundle("tpl", ["stubsRules.json": #"""
+        engine = StubEngine()
+        try folder.activate(engine, bundle: "tpl", rules: #"""
         { "host": "tpl.test", "rules": [
           { "path": "/search", "template": true, "json": { "q": "{{query.q}}", "echo": "you said: {{query.q}}" } },
           { "path": "/file", "template": true, "response": "file.json" },
@@ -31,9 +32,7 @@ struct TemplateOutputTests {
           { "path": "/header", "template": true, "headers": { "X-Echo": "{{query.v}}" }, "body": "ok" },
           { "path": "/text", "template": true, "body": "raw {{query.q}} json {{query.q | json}}", "contentType": "text/plain" }
         ] }
-        """#, "file.json": #"{"title": "{{query.t}}", "n": {{query.n | number}}, "raw": {{query.n}}, "hit": {{hit}}}"#])
-        engine = StubEngine()
-        try engine.activate(folder: bundle)
+        """#, files: ["file.json": #"{"title": "{{query.t}}", "n": {{query.n | number}}, "raw": {{query.n}}, "hit": {{hit}}}"#])
         session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
     }
 

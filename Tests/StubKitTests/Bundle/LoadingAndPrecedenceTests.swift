@@ -78,24 +78,22 @@ struct LoadingAndPrecedenceTests {
     @Test("precedence: higher priority, then the later bundle, then file order")
     func precedence() throws {
         let folder = try TemporaryFolder()
-        let base = try folder.bundle("base", ["stubsRules.json": """
+        let engine = StubEngine()
+        try folder.activate(engine, bundle: "base", rules: """
         [
           { "name": "base-first", "path": "/a/{id}", "body": "1" },
           { "name": "base-second", "path": "/a/{id}", "body": "2" },
           { "name": "base-priority", "path": "/p/**", "priority": 5, "body": "3" },
           { "name": "base-only", "path": "/only", "body": "4" }
         ]
-        """])
-        let scenario = try folder.bundle("scenario", ["stubsRules.json": """
+        """)
+        #expect(engine.match(StubRequest(url: URL(string: "https://h/a/1")!))?.rule.name == "base-first")
+        try folder.activate(engine, bundle: "scenario", rules: """
         [
           { "name": "scenario-a", "path": "/a/**", "body": "5" },
           { "name": "scenario-p", "path": "/p/x", "body": "6" }
         ]
-        """])
-        let engine = StubEngine()
-        try engine.activate(folder: base)
-        #expect(engine.match(StubRequest(url: URL(string: "https://h/a/1")!))?.rule.name == "base-first")
-        try engine.activate(folder: scenario)
+        """)
         #expect(engine.match(StubRequest(url: URL(string: "https://h/a/1")!))?.rule.name == "scenario-a")
         #expect(engine.match(StubRequest(url: URL(string: "https://h/p/x")!))?.rule.name == "base-priority")
         #expect(engine.match(StubRequest(url: URL(string: "https://h/only")!))?.rule.name == "base-only")
@@ -125,13 +123,12 @@ struct LoadingAndPrecedenceTests {
     @Test("host, query, headers and method all have to match")
     func conditions() throws {
         let folder = try TemporaryFolder()
-        let bundle = try folder.bundle("c", ["stubsRules.json": """
+        let engine = StubEngine()
+        try folder.activate(engine, bundle: "c", rules: """
         { "host": "API.example.com", "rules": [
           { "name": "q", "method": ["get", "HEAD"], "path": "/s", "query": { "q": "pizza" }, "requestHeaders": { "Accept-Language": "en" } }
         ] }
-        """])
-        let engine = StubEngine()
-        try engine.activate(folder: bundle)
+        """)
         func answer(_ method: String, _ url: String, _ headers: [String: String] = ["accept-language": "en"]) -> String? {
             engine.match(StubRequest(method: method, url: URL(string: url)!, headers: headers))?.rule.name
         }
@@ -147,11 +144,10 @@ struct LoadingAndPrecedenceTests {
     @Test("a miss under the kill switch names the closest rules and what differed")
     func nearMissReport() throws {
         let folder = try TemporaryFolder()
-        let bundle = try folder.bundle("n", ["stubsRules.json": """
-        [ { "name": "menu", "method": "GET", "path": "/restaurants/{id}/menu" }, { "name": "other", "method": "POST", "path": "/orders" } ]
-        """])
         let engine = StubEngine(killSwitch: true)
-        try engine.activate(folder: bundle)
+        try folder.activate(engine, bundle: "n", rules: """
+        [ { "name": "menu", "method": "GET", "path": "/restaurants/{id}/menu" }, { "name": "other", "method": "POST", "path": "/orders" } ]
+        """)
         guard case .refuse(let report) = engine.decision(for: StubRequest(method: "POST", url: URL(string: "https://h/restaurants/1/menu")!)) else {
             Issue.record("not refused")
             return
