@@ -291,31 +291,31 @@ public final class StubJournal: Sendable {
 }
 
 /// A value set once, awaited by one task.
-private final class OneShot: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Bool?
-    private var continuation: CheckedContinuation<Bool, Never>?
+private struct OneShot: Sendable {
+    private struct State {
+        var result: Bool?
+        var continuation: CheckedContinuation<Bool, Never>?
+    }
+
+    private let state = Locked(State())
 
     func fire(_ value: Bool) {
-        lock.lock()
-        guard result == nil else { lock.unlock(); return }
-        result = value
-        let waiting = continuation
-        continuation = nil
-        lock.unlock()
+        let waiting = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = value
+            defer { state.continuation = nil }
+            return state.continuation
+        }
         waiting?.resume(returning: value)
     }
 
     func value() async -> Bool {
         await withCheckedContinuation { continuation in
-            lock.lock()
-            if let result {
-                lock.unlock()
-                continuation.resume(returning: result)
-            } else {
-                self.continuation = continuation
-                lock.unlock()
+            let result = state.withLock { state in
+                if state.result == nil { state.continuation = continuation }
+                return state.result
             }
+            if let result { continuation.resume(returning: result) }
         }
     }
 }
