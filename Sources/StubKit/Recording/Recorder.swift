@@ -109,7 +109,7 @@ public final class Recorder: Sendable {
                 noteFailed(error)
                 return .failure(error)
             }
-            ext = Self.fileExtension(for: contentType)
+            ext = MediaType.fileExtension(for: contentType)
             body = .file(file)
             redacted += redactBody(&body, ext: &ext, size: capture.count, contentType: contentType)
         }
@@ -142,32 +142,10 @@ public final class Recorder: Sendable {
         }
     }
 
-    static let textExtensions: Set<String> = ["json", "txt", "html", "xml", "css", "csv", "js", "svg"]
     /// Bodies up to this size are searched for secrets whatever their type (any that is UTF-8 text).
     static let sniffLimit = 16 << 20
     /// JSON bodies up to this size are parsed and redacted by field name.
     static let jsonLimit = 64 << 20
-
-    /// The response file's extension from the content type, so the loader infers it back.
-    static func fileExtension(for contentType: String?) -> String {
-        let essence = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        if MediaType.isJSON(essence) { return "json" }
-        switch essence {
-        case "text/html": return "html"
-        case "application/xml", "text/xml": return "xml"
-        case "text/css": return "css"
-        case "text/csv": return "csv"
-        case "text/javascript", "application/javascript": return "js"
-        case "image/png": return "png"
-        case "image/jpeg": return "jpg"
-        case "image/gif": return "gif"
-        case "image/webp": return "webp"
-        case "image/svg+xml": return "svg"
-        case "application/pdf": return "pdf"
-        case "application/zip": return "zip"
-        default: return essence.hasPrefix("text/") || essence == "application/x-www-form-urlencoded" ? "txt" : "bin"
-        }
-    }
 }
 
 /// What a recording run did: shown by `stubdemo` on exit and available as ``Recorder/summary``.

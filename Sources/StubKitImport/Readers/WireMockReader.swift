@@ -307,7 +307,7 @@ private struct MappingReader {
             }
         }
         if let type = headers.first(where: { $0.key.lowercased() == "content-type" })?.value {
-            let fromType = Recorder.responseFileExtension(for: type)
+            let fromType = MediaType.fileExtension(for: type)
             if fromType != "bin" || ext == "txt" { ext = fromType }
             if ext == "json", (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) == nil, !body.isEmpty { ext = "txt" }
         }
