@@ -106,9 +106,9 @@ extension Recorder {
             } else if var object = known.value as? [String: Any], leaveOut.contains(where: { Self.has($0, in: object) }) {
                 // Built from the redacted tree, so nothing secret survives whatever is left out.
                 for path in leaveOut { object = Self.removing(path, from: object) }
-                return .containsJSON(Self.canonical(object))
+                return .containsJSON(CanonicalJSON.string(object))
             } else {
-                return .equalsJSON(Self.canonical(known.value))
+                return .equalsJSON(CanonicalJSON.string(known.value))
             }
         }
         guard let text = String(data: body, encoding: .utf8) else { return nil }
@@ -120,11 +120,6 @@ extension Recorder {
         let known = scrub(text).1
         if known > 0 { redacted += known; return nil }
         return .equals(text)
-    }
-
-    static func canonical(_ value: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
     }
 
     private static func has(_ path: [String], in object: [String: Any]) -> Bool {
