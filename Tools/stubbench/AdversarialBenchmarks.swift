@@ -1,5 +1,5 @@
-// The adversarial shapes of issue 10: inputs that once grew polynomially or worse, measured at n and
-// 10n. Target: time grows at most 12x for 10x input (linear, with room for noise).
+// The adversarial shapes: inputs that a naive reader or matcher takes polynomial time or worse on,
+// measured at n and 10n. Target: time grows at most 12x for 10x input (linear, with room for noise).
 //
 //   swift build -c release --product stubbench && .build/release/stubbench --adversarial
 //   STUBBENCH_ONLY='(a*)*b' .build/release/stubbench --adversarial      # one shape, e.g. under callgrind

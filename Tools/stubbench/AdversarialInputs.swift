@@ -1,4 +1,4 @@
-// stubbench --adversarial: the hostile input shapes of issue 10 at size n and 10n, to show that the
+// stubbench --adversarial: hostile input shapes at size n and 10n, to show that the
 // readers' time grows linearly (a 10x input takes about 10x, not 100x). Prints a Markdown table.
 //
 //   swift run stubbench --adversarial

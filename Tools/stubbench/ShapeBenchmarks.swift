@@ -1,4 +1,4 @@
-// The rule shapes of issue 11, at 10, 1,000 and 10,000 rules: what real bundles hold besides distinct
+// The rule shapes, at 10, 1,000 and 10,000 rules: what real bundles hold besides distinct
 // literal paths. Each bundle is a rules file loaded as an app would load it; each figure is
 // `StubEngine.match` for requests that hit the last rules of the file (the worst place for a scan).
 //

@@ -29,13 +29,13 @@ while let arg = args.first {
     switch arg {
     case "--quick": quick = true
     case "--adversarial":
-        // The adversarial shapes of issue 10 at n and 10n: the readers (AdversarialInputs.swift), then
+        // The adversarial input shapes at n and 10n: the readers (AdversarialInputs.swift), then
         // matching and linting (AdversarialBenchmarks.swift).
         adversarial = true
     case "--live-journal":
         // Only the wake-up latency of a test runner's wait on the live journal (LiveJournalBenchmarks.swift).
         liveJournal = true
-    case "--shapes": shapesOnly = true // the rule shapes of issue 11 alone (ShapeBenchmarks.swift)
+    case "--shapes": shapesOnly = true // the rule shapes of real bundles alone (ShapeBenchmarks.swift)
     case "--load-regex": regexLoadOnly = true // of those, loading 10,000 regex rules against Foundation's decode
     case "--output": outputPath = args.isEmpty ? outputPath : args.removeFirst()
     case "--write-har":

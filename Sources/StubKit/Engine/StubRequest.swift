@@ -7,7 +7,7 @@ import FoundationNetworking
 ///
 /// A value whose parts live in one shared, unchanging box (as `StubRule`'s do): a request is copied
 /// several times on its way from `canInit` to the journal, and copying its strings, URL, dictionaries
-/// and arrays each time was about 2.5k instructions per stubbed request (callgrind,
+/// and arrays each time would cost about 2.5k instructions per stubbed request (callgrind,
 /// docs/benchmarks.md). A copy is one reference count; changing a request gives it a new box.
 public struct StubRequest: Sendable {
     /// Its parts, in one shared box (``SharedParts``): read through `_read` accessors, which borrow.
