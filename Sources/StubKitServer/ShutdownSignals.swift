@@ -1,13 +1,17 @@
 #if Tools
 import Dispatch
 import Foundation
+import StubKit
 
 /// SIGINT and SIGTERM caught from the moment this is made (before the server says it listens, so a
 /// signal sent as soon as the `listening on` line appears still shuts down gracefully).
 package final class ShutdownSignals: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private struct State {
+        var received = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
     private var sources: [any DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "StubKit.server.signals")
 
@@ -26,25 +30,22 @@ package final class ShutdownSignals: @unchecked Sendable {
     }
 
     private func fire() {
-        lock.lock()
-        received = true
-        let resumed = waiting
-        waiting = []
-        lock.unlock()
+        let resumed = state.withLock { state in
+            state.received = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
         resumed.forEach { $0.resume() }
     }
 
     /// Returns once one of the signals arrived (at once if one already did).
     package func wait() async {
         await withCheckedContinuation { continuation in
-            lock.lock()
-            if received {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                waiting.append(continuation)
-                lock.unlock()
+            let received = state.withLock { state in
+                if !state.received { state.waiting.append(continuation) }
+                return state.received
             }
+            if received { continuation.resume() }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StubKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,12 +25,15 @@ import Darwin
 final class FileChangeWatcher: @unchecked Sendable {
     private let path: String
     private let onChange: @Sendable () -> Void
-    // Guarded by `lock`: the kernel watch (set once in init), the file it watches, and whether the
-    // watch is over. Events arrive on the caller's queue, `cancel` from anywhere.
-    private let lock = NSLock()
-    private var system: SystemWatch?
-    private var watched: FileIdentity?
-    private var cancelled = false
+    /// The kernel watch (set once in init), the file it watches, and whether the watch is over:
+    /// behind one lock, since events arrive on the caller's queue and `cancel` from anywhere.
+    private struct State {
+        var system: SystemWatch?
+        var watched: FileIdentity?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
 
     /// Starts watching the file at `path`, which must exist, and its folder.
     init(path: String, queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) throws {
@@ -39,7 +43,7 @@ final class FileChangeWatcher: @unchecked Sendable {
         let system = try SystemWatch(folder: url.deletingLastPathComponent().path, fileName: url.lastPathComponent, queue: queue) { [weak self] in
             self?.handleEvent(watchedFileGone: $0)
         }
-        lock.withLock { self.system = system }
+        state.withLock { $0.system = system }
         guard followName() else {
             let error = Self.error("cannot watch \(path)")
             cancel()
@@ -57,21 +61,21 @@ final class FileChangeWatcher: @unchecked Sendable {
     /// the folder's event for the new one comes later). `false` when the file could not be watched.
     @discardableResult
     private func followName(watchedFileGone: Bool = false) -> Bool {
-        lock.withLock {
-            guard !cancelled, let system else { return true }
-            if watchedFileGone { watched = nil }
-            guard let current = Self.identity(atPath: path) else { return watched != nil }
-            guard current != watched else { return true }
+        state.withLock { state in
+            guard !state.cancelled, let system = state.system else { return true }
+            if watchedFileGone { state.watched = nil }
+            guard let current = Self.identity(atPath: path) else { return state.watched != nil }
+            guard current != state.watched else { return true }
             guard let opened = system.watchFile(at: path) else { return false }
-            watched = opened
+            state.watched = opened
             return true
         }
     }
 
     func cancel() {
-        lock.withLock {
-            cancelled = true
-            system?.cancel()
+        state.withLock { state in
+            state.cancelled = true
+            state.system?.cancel()
         }
     }
 

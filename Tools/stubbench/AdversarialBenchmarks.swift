@@ -1,6 +1,6 @@
 #if Tools
-// The adversarial shapes: inputs that once grew polynomially or worse, measured at n and
-// 10n. Target: time grows at most 12x for 10x input (linear, with room for noise).
+// The adversarial shapes: inputs that a naive reader or matcher takes polynomial time or worse on,
+// measured at n and 10n. Target: time grows at most 12x for 10x input (linear, with room for noise).
 //
 //   swift build --traits Tools -c release --product stubbench && .build/release/stubbench --adversarial
 //   STUBBENCH_ONLY='(a*)*b' .build/release/stubbench --adversarial      # one shape, e.g. under callgrind

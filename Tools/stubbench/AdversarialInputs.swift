@@ -1,5 +1,5 @@
 #if Tools
-// stubbench --adversarial: the hostile input shapes at size n and 10n, to show that the
+// stubbench --adversarial: hostile input shapes at size n and 10n, to show that the
 // readers' time grows linearly (a 10x input takes about 10x, not 100x). Prints a Markdown table.
 //
 //   swift run --traits Tools stubbench --adversarial

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// A value whose parts live in one shared, unchanging box: on its way from the index to the journal a
 /// rule is copied several times per request, and copying its twenty-odd strings, arrays and
-/// dictionaries each time was about 10k instructions per request (callgrind, docs/benchmarks.md). A
-/// copy is now one reference count; changing a rule gives it a new box, so copies never see it.
+/// dictionaries each time would cost about 10k instructions per request (callgrind, docs/benchmarks.md).
+/// A copy is one reference count; changing a rule gives it a new box, so copies never see it.
 package struct StubRule: Sendable {
     /// Its parts, in one shared box (``SharedParts``): read through `_read` accessors, which borrow.
     private var storage: SharedParts<Parts>

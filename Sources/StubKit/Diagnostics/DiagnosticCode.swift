@@ -73,7 +73,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     // MARK: Activation
     package static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
 
-    // MARK: Values that can never work (added with issue 10)
+    // MARK: Values that can never work
     package static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
     package static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
     package static let plusInQueryValue = DiagnosticCode("SK024", .note, "a written query value with '+', which matches only a '+' sent as is, not '%2B'")
@@ -81,7 +81,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
     package static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
 
-    // MARK: Against an OpenAPI document (`stublint lint --openapi`; added with issue 16)
+    // MARK: Against an OpenAPI document (`stublint lint --openapi`)
     package static let unreadableSpec = DiagnosticCode("SK200", .error, "the OpenAPI document cannot be read or is not OpenAPI 3.0, 3.1 or 3.2")
     package static let operationNotFound = DiagnosticCode("SK201", .error, "the rule's method and path (and host) match no operation of the OpenAPI document")
     package static let pathParameterMismatch = DiagnosticCode("SK202", .error, "a literal path segment where the operation has a parameter, and the value does not fit the parameter's schema")

@@ -7,7 +7,7 @@ import FoundationNetworking
 ///
 /// A value whose parts live in one shared, unchanging box (as `StubRule`'s do): a request is copied
 /// several times on its way from `canInit` to the journal, and copying its strings, URL, dictionaries
-/// and arrays each time was about 2.5k instructions per stubbed request (callgrind,
+/// and arrays each time would cost about 2.5k instructions per stubbed request (callgrind,
 /// docs/benchmarks.md). A copy is one reference count; changing a request gives it a new box.
 public struct StubRequest: Sendable {
     /// Its parts, in one shared box (``SharedParts``): read through `_read` accessors, which borrow.
@@ -189,34 +189,36 @@ extension StubRequest: CustomReflectable {
     }
 }
 
-/// What a request's body decodes to, computed on first use. A reference, so copies of a
-/// ``StubRequest`` share it; behind a lock, since a request is `Sendable`.
-final class RequestBodyCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text: String?
-    private var json: JSONValue??
+/// What a request's body decodes to, computed on first use. Copies of a ``StubRequest`` share it
+/// (``Locked`` copies share their value); behind that lock, since a request is `Sendable`. One
+/// allocation per request with a body, the lock's and the value's together.
+struct RequestBodyCache: Sendable {
+    private struct Decoded {
+        var text: String?
+        var json: JSONValue??
+    }
+
+    private let decoded = Locked(Decoded())
 
     var isEmpty: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return text == nil && json == nil
+        decoded.withLock { $0.text == nil && $0.json == nil }
     }
 
     func text(of body: Data) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let text { return text }
-        let decoded = String(decoding: body, as: UTF8.self)
-        text = decoded
-        return decoded
+        decoded.withLock { decoded in
+            if let text = decoded.text { return text }
+            let text = String(decoding: body, as: UTF8.self)
+            decoded.text = text
+            return text
+        }
     }
 
     func json(of body: Data) -> JSONValue? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let json { return json }
-        let parsed = JSONValue(parsing: body)
-        json = .some(parsed)
-        return parsed
+        decoded.withLock { decoded in
+            if let json = decoded.json { return json }
+            let parsed = JSONValue(parsing: body)
+            decoded.json = .some(parsed)
+            return parsed
+        }
     }
 }

@@ -72,7 +72,7 @@ public struct JournalEntry: Sendable {
     ///
     /// Made for every answered request, so its name (`GET /api/v1/items/{id}` for a rule without
     /// one) and location text are put together only when read: a journal is written far more often
-    /// than it is read, and building the name was about 8k instructions per request, a twentieth of a
+    /// than it is read, and building the name costs about 8k instructions per request, a twentieth of a
     /// stubbed request end to end (callgrind, docs/benchmarks.md). Equality and hashing use the text.
     /// A reference made from a rule keeps what its name and location are made of (the rule's label and
     /// source), never the rule itself: a journal entry must not keep a deactivated bundle's

@@ -1,7 +1,7 @@
 /// Matching a path, and comparing two patterns, in pattern length × path length steps.
 ///
-/// Both used to backtrack: with k `**` against n segments that is about n^k steps, so a rule like
-/// `/**/a/**/a/**/a/**/b` hung on a long path, in the app and in the linter. Both are now a table of
+/// Not backtracking: with k `**` against n segments that takes about n^k steps, so a rule like
+/// `/**/a/**/a/**/a/**/b` would hang on a long path, in the app and in the linter. Both are a table of
 /// "does the rest of the pattern match the rest of the path?" filled from the ends (dynamic
 /// programming), built only for patterns that hold a `**`.
 extension PathPattern {

@@ -282,7 +282,7 @@ package final class BundleWriter: Sendable {
                     throw RecordingError(path: target.path, reason: "cannot write the response file: \(error.localizedDescription)")
                 }
                 state.takenNames.insert(name.lowercased())
-                if Recorder.textExtensions.contains(response.fileExtension.lowercased()) { state.textFiles.append(name) }
+                if MediaType.isText(fileExtension: response.fileExtension) { state.textFiles.append(name) }
                 file = name
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }

@@ -23,10 +23,4 @@ extension Recorder {
         }
         return record(request, status: status, headers: headers, capture: capture)
     }
-
-    /// The response file extension a recording uses for a content type (`json`, `html`, `png`, … `bin`),
-    /// so the loader infers the same content type back.
-    package static func responseFileExtension(for contentType: String?) -> String {
-        fileExtension(for: contentType)
-    }
 }

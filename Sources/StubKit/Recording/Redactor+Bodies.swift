@@ -73,7 +73,7 @@ extension Redactor {
             guard let value = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) else { return String(line) }
             let result = json(value)
             guard result.redacted > 0,
-                  let data = try? JSONSerialization.data(withJSONObject: result.value, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+                  let data = CanonicalJSON.data(result.value)
             else { return String(line) }
             count += result.redacted
             values += result.values
@@ -135,7 +135,7 @@ extension Redactor {
            let value = try? JSONSerialization.jsonObject(with: Data(text.utf8)) {
             let result = json(value)
             guard result.redacted > 0 else { return nil }
-            let data = (try? JSONSerialization.data(withJSONObject: result.value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            let data = CanonicalJSON.data(result.value) ?? Data()
             return RedactedText(text: String(decoding: data, as: UTF8.self), redacted: result.redacted, values: result.values)
         }
         let url = urlQueries(text)

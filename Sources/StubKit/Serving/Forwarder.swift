@@ -62,8 +62,7 @@ package final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Send
     private let controlQueue = DispatchQueue(label: "StubKit.forwarder.control")
 
     /// One forwarded exchange: made, then maybe cancelled, in any order, under one lock.
-    private final class Exchange: @unchecked Sendable {
-        let lock = NSLock()
+    private struct Exchange {
         var task: URLSessionTask?
         var cancelled = false
     }
@@ -73,27 +72,27 @@ package final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Send
     ///   cancel before the task is made means it is never made.
     @discardableResult
     package func forward(_ request: URLRequest, to receiver: any ForwardingReceiver) -> @Sendable () -> Void {
-        let exchange = Exchange()
+        let exchange = Locked(Exchange())
         controlQueue.async { [session, receivers] in
             guard let session else { return }
-            exchange.lock.lock()
-            defer { exchange.lock.unlock() }
-            guard !exchange.cancelled else { return }
-            // Never an answer from a cache: the request goes to the network, as it would have without
-            // StubKit (and a recording must hold what the backend said to each request).
-            var request = request
-            request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-            let task = session.dataTask(with: request)
-            receivers.withLock { $0[task.taskIdentifier] = receiver }
-            exchange.task = task
-            task.resume()
+            exchange.withLock { exchange in
+                guard !exchange.cancelled else { return }
+                // Never an answer from a cache: the request goes to the network, as it would have without
+                // StubKit (and a recording must hold what the backend said to each request).
+                var request = request
+                request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+                let task = session.dataTask(with: request)
+                receivers.withLock { $0[task.taskIdentifier] = receiver }
+                exchange.task = task
+                task.resume()
+            }
         }
         return { [controlQueue, receivers] in
             controlQueue.async {
-                exchange.lock.lock()
-                exchange.cancelled = true
-                let task = exchange.task
-                exchange.lock.unlock()
+                let task = exchange.withLock { exchange in
+                    exchange.cancelled = true
+                    return exchange.task
+                }
                 guard let task else { return }
                 receivers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
                 task.cancel()

@@ -1,5 +1,6 @@
 #if Tools
 import Foundation
+import StubKit
 
 /// Reads cassettes of the VCR family into exchanges: vcrpy (YAML and JSON, `!!binary` bodies, the
 /// pre-1.0 layout), Ruby VCR and Python Betamax (`http_interactions`, `base64_string`), go-vcr,
@@ -101,7 +102,7 @@ enum CassetteReader {
         }
         // DVR and Vinyl store JSON bodies as JSON values.
         if let value = node.value, value is [String: Any] || value is [Any] {
-            return try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+            return CanonicalJSON.data(value)
         }
         note("a body of an unknown shape; stored empty")
         return Data()

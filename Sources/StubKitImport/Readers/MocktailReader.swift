@@ -60,7 +60,7 @@ enum MocktailReader {
             }
             body = decoded
         }
-        var ext = Recorder.responseFileExtension(for: contentType)
+        var ext = MediaType.fileExtension(for: contentType)
         if ext == "json", (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) == nil, !body.isEmpty { ext = "txt" }
         let methodPattern = text[0].trimmingCharacters(in: .whitespaces)
         let methods = methodPattern.split(separator: "|").map { String($0).uppercased() }

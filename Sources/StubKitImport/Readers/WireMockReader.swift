@@ -125,7 +125,7 @@ private struct MappingReader {
         guard let response = response(mapping["response"], templates: &options) else { return nil }
         conditions.options = options
         var stub = ImportedEntry.Stub(source: source, conditions: conditions, response: response)
-        stub.matchIdentity = Self.canonical(["request": request.value ?? NSNull(), "priority": mapping["priority"].value ?? NSNull(),
+        stub.matchIdentity = CanonicalJSON.string(["request": request.value ?? NSNull(), "priority": mapping["priority"].value ?? NSNull(),
                                              "scenarioName": mapping["scenarioName"].value ?? NSNull(),
                                              "requiredScenarioState": mapping["requiredScenarioState"].value ?? NSNull()])
         return stub
@@ -204,7 +204,7 @@ private struct MappingReader {
                 note("'equalToJson' holds no valid JSON; not carried over")
                 return nil
             }
-            let canonical = Self.canonical(json)
+            let canonical = CanonicalJSON.string(json)
             if pattern["ignoreArrayOrder"].bool == true { note("'ignoreArrayOrder' is not carried over: arrays must keep their order") }
             if pattern["ignoreExtraElements"].bool == true {
                 guard json is [String: Any] else {
@@ -227,11 +227,6 @@ private struct MappingReader {
 
     static func escaped(_ text: String) -> String {
         NSRegularExpression.escapedPattern(for: text)
-    }
-
-    static func canonical(_ value: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: Response
@@ -294,7 +289,7 @@ private struct MappingReader {
             }
         }
         if let type = headers.first(where: { $0.key.lowercased() == "content-type" })?.value {
-            let fromType = Recorder.responseFileExtension(for: type)
+            let fromType = MediaType.fileExtension(for: type)
             if fromType != "bin" || ext == "txt" { ext = fromType }
             if ext == "json", (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) == nil, !body.isEmpty { ext = "txt" }
         }

@@ -12,7 +12,7 @@ extension AdminAPI {
         var contentType: String
 
         static func json(_ object: Any) -> Reply {
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            let data = CanonicalJSON.data(object) ?? Data("{}".utf8)
             return Reply(body: data + Data("\n".utf8), contentType: "application/json")
         }
 

@@ -9,23 +9,11 @@ import Foundation
 /// `api.example.com.evil`) change. Every other URL stays as it is, and so does everything inside it: a
 /// stubbed host's URL in the query of a foreign link (`https://maps.example/?from=https://api.example.com/x`)
 /// is that link's data, not a link of its own. A URL ends at white space, a quote, `<`, `>` or a backtick.
-/// Only textual bodies are rewritten; the caller sets `Content-Length` from the new size.
+/// Only textual bodies (``MediaType/isText(_:)``) are rewritten; the caller sets `Content-Length` from the new size.
 struct URLRewriter: Sendable {
     let hosts: Set<String>
     /// `http://127.0.0.1:8080`, as the client reached the server.
     let base: String
-
-    /// Content types whose bodies are text in which URLs are rewritten.
-    static func isTextual(_ contentType: String?) -> Bool {
-        // Per answer: trimmed by hand rather than with Foundation's character sets.
-        guard let first = contentType?.split(separator: ";", maxSplits: 1).first else { return false }
-        var trimmed = first
-        while trimmed.first == " " || trimmed.first == "\t" { trimmed = trimmed.dropFirst() }
-        while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
-        let type = trimmed.lowercased()
-        return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
-            || ["application/json", "application/xml", "application/javascript", "application/x-www-form-urlencoded"].contains(type)
-    }
 
     /// The rewritten text, or `nil` when it holds no URL of a stubbed host.
     func rewrite(_ data: Data) -> Data? {

@@ -71,7 +71,7 @@ extension RequestDispatcher {
             sendText(500, failure.localizedDescription + "\n", exchange, on: connection)
             return
         }
-        if URLRewriter.isTextual(contentType), let rewritten = exchange.rewriter.rewrite(body) {
+        if MediaType.isText(contentType), let rewritten = exchange.rewriter.rewrite(body) {
             body = rewritten
         }
         Self.setLength(body.count, in: &headers)

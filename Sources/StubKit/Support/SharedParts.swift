@@ -2,7 +2,7 @@
 /// count, and changing it puts the changed parts in a new box, so copies never see the change.
 ///
 /// For values copied often on the serving path (`StubRule`, `StubRequest`): copying their strings,
-/// arrays and dictionaries field by field was about 10k and 2.5k instructions per stubbed request
+/// arrays and dictionaries field by field would cost about 10k and 2.5k instructions per stubbed request
 /// (callgrind, docs/benchmarks.md). Read the parts through `_read` accessors, so reading one borrows it.
 struct SharedParts<Parts: Sendable>: Sendable {
     private final class Box: Sendable {
