@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import StubKitServer
+import StubKit
 
 /// `URLRewriter` value in, value out, with no socket: a URL changes only when its own host is stubbed.
 struct URLRewriterTests {
@@ -74,10 +75,10 @@ extension URLRewriterTests {
         ("application/jsonp", false),
     ])
     func textual(_ contentType: String, _ expected: Bool) {
-        #expect(URLRewriter.isTextual(contentType) == expected)
+        #expect(MediaType.isText(contentType) == expected)
     }
 
-    @Test func noContentType() { #expect(!URLRewriter.isTextual(nil)) }
+    @Test func noContentType() { #expect(!MediaType.isText(nil)) }
 
     @Test("a text with no stubbed host's URL is left alone (nil: nothing to rewrite)")
     func untouched() {
