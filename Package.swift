@@ -33,7 +33,7 @@ let package = Package(
     dependencies: [
         // Tools only: the library that apps link depends on Foundation alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The importers only (YAML cassettes): never linked by apps.
+        // YAML (cassettes, OpenAPI specs): the document reader, the importers and the OpenAPI checks only.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // The OpenAPI checks and scaffold only (stublint, stubkit). Without the default ExternalLoading
         // trait: it pulls in Swift Concurrency machinery that slows the build, and specs are one file here.
@@ -67,17 +67,23 @@ let package = Package(
             path: "Tools/stubbench"
         ),
 
+        // MARK: Reading documents (tools only; apps never link it)
+        // JSON and YAML as the importers and the OpenAPI checks take them in, with one alias budget
+        // that refuses a "billion laughs" document before it is expanded.
+        .target(name: "StubKitDocuments", dependencies: ["StubKit", .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]),
+
         // MARK: Importing and exporting (tools only; apps never link these)
         // zlib, for gzip-declared bodies in HAR files and cassettes.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Readers of HAR, WireMock, Mocktail and cassettes that write bundles through the bundle writer; the HAR exporter.
-        .target(name: "StubKitImport", dependencies: ["StubKit", .target(name: "CZlib", condition: .when(traits: ["Tools"])), .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]),
+        .target(name: "StubKitImport", dependencies: ["StubKit", "StubKitDocuments", .target(name: "CZlib", condition: .when(traits: ["Tools"])), .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]),
         // MARK: Checking against an OpenAPI document (tools only; apps never link it)
         // Spec loading, operation matching, body validation against schemas, and the scaffold writer.
         .target(
             name: "StubKitOpenAPI",
             dependencies: [
                 "StubKit",
+                "StubKitDocuments",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit", condition: .when(traits: ["Tools"])),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit", condition: .when(traits: ["Tools"])),
                 .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"])),

@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// Reads files in other stub and traffic formats and writes them as one bundle through StubKit's
 /// bundle writer, reporting whatever could not be carried over.
@@ -70,7 +71,7 @@ package struct BundleImporter: Sendable {
         do { data = try Data(contentsOf: file) } catch { throw ImportError(file: name, "cannot be read: \(error.localizedDescription)") }
         // Parsed once, for detection and for reading (a parse is the costly part, and bounded).
         var yaml: Any? = nil
-        if ImportFormat.isYAML(file.lastPathComponent), format == nil || format == .vcr, !SourceDocument.looksLikeJSON(data) {
+        if ImportFormat.isYAML(file.lastPathComponent), format == nil || format == .vcr, !DocumentReader.looksLikeJSON(data) {
             yaml = try SourceDocument.yaml(data, file: name)
         }
         guard let format = format ?? ImportFormat.detect(data, fileName: file.lastPathComponent, yaml: yaml) else {

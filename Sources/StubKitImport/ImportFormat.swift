@@ -1,5 +1,6 @@
 #if Tools
 import Foundation
+import StubKitDocuments
 
 /// The formats `stubkit import` reads.
 package enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -18,8 +19,8 @@ package enum ImportFormat: String, Sendable, CaseIterable, CustomStringConvertib
     /// - Parameter yaml: the file parsed as YAML, when its name says YAML and it parsed.
     static func detect(_ data: Data, fileName: String, yaml: Any? = nil) -> ImportFormat? {
         if fileName.hasSuffix(".tail") { return .mocktail }
-        if SourceDocument.looksLikeJSON(data) {
-            guard let format = detectJSON(SourceDocument.withoutBOM(data)) else {
+        if DocumentReader.looksLikeJSON(data) {
+            guard let format = detectJSON(DocumentReader.withoutBOM(data)) else {
                 // Unreadable JSON: a .har file is still a HAR, so its error names the problem.
                 return fileName.lowercased().hasSuffix(".har") ? .har : nil
             }

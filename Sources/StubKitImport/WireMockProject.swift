@@ -1,5 +1,6 @@
 #if Tools
 import Foundation
+import StubKitDocuments
 
 /// WireMock stubs as a project keeps them: a `mappings` folder, with its bodies in `__files` beside it,
 /// per test suite, at any depth (`src/test/resources/<suite>/mappings`). Each becomes its own bundle.
@@ -126,7 +127,7 @@ package struct WireMockProject: Sendable {
 
     /// Whether a file is a WireMock mapping (or a file of them), judged by its content.
     private static func isWireMockMapping(_ file: URL) -> Bool {
-        guard let data = try? Data(contentsOf: file), SourceDocument.looksLikeJSON(data) else { return false }
+        guard let data = try? Data(contentsOf: file), DocumentReader.looksLikeJSON(data) else { return false }
         return ImportFormat.detect(data, fileName: file.lastPathComponent) == .wiremock
     }
 

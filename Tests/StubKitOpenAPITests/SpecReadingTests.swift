@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import StubKitOpenAPI
 import StubKit
+import StubKitTestSupport
 
 /// The spec's YAML read into positioned values as YAML means it.
 struct SpecReadingTests {
@@ -30,6 +31,18 @@ struct SpecReadingTests {
         #expect(quoted["e"]?.stringValue == "2024-05-01T12:00:00Z")
         if case .null = quoted["f"]?.kind {} else { Issue.record("~ is null") }
         #expect(merged.position == SourcePosition(line: 3, column: 3))
+    }
+
+    @Test("a spec whose YAML aliases expand to a million values is refused by the document reader, naming the file")
+    func aliasBomb() throws {
+        let spec = YAMLAliasBomb.text(levels: 6, after: "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n")
+        do {
+            let loaded = try OpenAPISpec.load(Data(spec.utf8), fileName: "bomb.yaml", display: "specs/bomb.yaml")
+            Issue.record("read as a spec with \(loaded.operations.count) operations")
+        } catch {
+            #expect(error.description.hasPrefix("specs/bomb.yaml: the YAML document's aliases (*name) expand it to more than"), "\(error.description)")
+            #expect(error.description.hasSuffix("nodes for \(spec.utf8.count) bytes; refused as an alias bomb"), "\(error.description)")
+        }
     }
 }
 #endif

@@ -36,25 +36,25 @@ extension BundleWriter {
         var conditionKeys: [(String, JSONText)] {
             var pairs: [(String, JSONText)] = []
             if !query.isEmpty {
-                pairs.append(("query", .object(query.keys.sorted().map { name in
+                pairs.append(BundleWriter.entry(.query, .object(query.keys.sorted().map { name in
                     if case .equals(let value) = query[name]! { return (name, BundleWriter.queryEquals(value)) }
                     return (name, query[name]!.json)
                 })))
             }
             if !headers.isEmpty {
-                pairs.append(("requestHeaders", .object(headers.keys.sorted().map { ($0, headers[$0]!.json) })))
+                pairs.append(BundleWriter.entry(.requestHeaders, .object(headers.keys.sorted().map { ($0, headers[$0]!.json) })))
             }
-            if !body.isEmpty { pairs.append(("requestBody", .object(body.map(\.json)))) }
+            if !body.isEmpty { pairs.append(BundleWriter.entry(.requestBody, .object(body.map(\.json)))) }
             return pairs
         }
 
         var ruleKeys: [(String, JSONText)] {
             var pairs: [(String, JSONText)] = []
-            if let priority, priority != 0 { pairs.append(("priority", .int(priority))) }
-            if let scenario { pairs.append(("scenario", .string(scenario))) }
-            if let whenState { pairs.append(("whenState", .string(whenState))) }
-            if let setState { pairs.append(("setState", .string(setState))) }
-            if template { pairs.append(("template", .bool(true))) }
+            if let priority, priority != 0 { pairs.append(BundleWriter.entry(.priority, .int(priority))) }
+            if let scenario { pairs.append(BundleWriter.entry(.scenario, .string(scenario))) }
+            if let whenState { pairs.append(BundleWriter.entry(.whenState, .string(whenState))) }
+            if let setState { pairs.append(BundleWriter.entry(.setState, .string(setState))) }
+            if template { pairs.append(BundleWriter.entry(.template, .bool(true))) }
             return pairs
         }
 
@@ -68,7 +68,7 @@ extension BundleWriter {
     /// A query value to equal, as written: a value with `+` in the explicit `{"equals": …}` form, which
     /// says the `+` is meant as sent (and keeps the loader's SK024 note, for hand-written values, quiet).
     static func queryEquals(_ value: String) -> JSONText {
-        value.utf8.contains(UInt8(ascii: "+")) ? .object([("equals", .string(value))]) : .string(value)
+        value.utf8.contains(UInt8(ascii: "+")) ? .object([(RuleKey.ValueCondition.equals.rawValue, .string(value))]) : .string(value)
     }
 
     /// How a query item or request header must look, as the rules file writes it.
@@ -82,9 +82,9 @@ extension BundleWriter {
         var json: JSONText {
             switch self {
             case .equals(let value): return .string(value)
-            case .matches(let regex): return .object([("matches", .string(regex))])
-            case .present: return .object([("present", .bool(true))])
-            case .absent: return .object([("absent", .bool(true))])
+            case .matches(let regex): return .object([(RuleKey.ValueCondition.matches.rawValue, .string(regex))])
+            case .present: return .object([(RuleKey.ValueCondition.present.rawValue, .bool(true))])
+            case .absent: return .object([(RuleKey.ValueCondition.absent.rawValue, .bool(true))])
             }
         }
     }
@@ -102,13 +102,15 @@ extension BundleWriter {
 
         /// The key in `requestBody`; a rule holds each kind once.
         package var key: String {
+            let condition: RuleKey.BodyCondition
             switch self {
-            case .equals: return "equals"
-            case .contains: return "contains"
-            case .matches: return "matches"
-            case .equalsJSON: return "equalsJSON"
-            case .containsJSON: return "containsJSON"
+            case .equals: condition = .equals
+            case .contains: condition = .contains
+            case .matches: condition = .matches
+            case .equalsJSON: condition = .equalsJSON
+            case .containsJSON: condition = .containsJSON
             }
+            return condition.rawValue
         }
 
         var json: (String, JSONText) {

@@ -3,22 +3,22 @@ import Foundation
 /// The JSON of one rule: the request conditions as rule keys, then its response or response sequence.
 extension BundleWriter {
     static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false, orderedQuery: Bool = false) -> JSONText {
-        var pairs: [(String, JSONText)] = [("name", .string(request.options.name ?? "\(request.method) \(request.path)"))]
-        if request.method != ImportedOptions.anyMethod { pairs.append(("method", .string(request.method))) }
-        if let scheme = request.scheme { pairs.append(("scheme", .string(scheme))) }
-        if let host = request.host { pairs.append(("host", .string(host))) }
+        var pairs: [(String, JSONText)] = [entry(.name, .string(request.options.name ?? "\(request.method) \(request.path)"))]
+        if request.method != ImportedOptions.anyMethod { pairs.append(entry(.method, .string(request.method))) }
+        if let scheme = request.scheme { pairs.append(entry(.scheme, .string(scheme))) }
+        if let host = request.host { pairs.append(entry(.host, .string(host))) }
         if let regex = request.options.urlRegex {
-            pairs.append(("urlRegex", .string(regex)))
+            pairs.append(entry(.urlRegex, .string(regex)))
         } else if urlRegex {
-            pairs.append(("urlRegex", .string(Self.urlRegex(request, orderedQuery: orderedQuery))))
+            pairs.append(entry(.urlRegex, .string(Self.urlRegex(request, orderedQuery: orderedQuery))))
         } else {
-            pairs.append(("path", .string(request.options.pathPattern ?? literalPattern(request.path, anySegments: request.anySegments))))
+            pairs.append(entry(.path, .string(request.options.pathPattern ?? literalPattern(request.path, anySegments: request.anySegments))))
         }
         if !request.query.isEmpty {
-            pairs.append(("query", .object(request.query.keys.sorted().map { name in
+            pairs.append(entry(.query, .object(request.query.keys.sorted().map { name in
                 switch request.query[name]! {
                 case .equals(let value): return (name, Self.queryEquals(value))
-                case .present: return (name, .object([("present", .bool(true))]))
+                case .present: return (name, ValueCondition.present.json)
                 }
             })))
         }
@@ -26,31 +26,34 @@ extension BundleWriter {
         if let body = request.body {
             let condition: (String, JSONText)
             switch body {
-            case .equals(let text): condition = ("equals", .string(text))
-            case .equalsJSON(let json): condition = ("equalsJSON", parsed(json))
-            case .containsJSON(let json): condition = ("containsJSON", parsed(json))
+            case .equals(let text): condition = BodyCondition.equals(text).json
+            case .equalsJSON(let json): condition = BodyCondition.equalsJSON(json).json
+            case .containsJSON(let json): condition = BodyCondition.containsJSON(json).json
             }
-            pairs.append(("requestBody", .object([condition])))
+            pairs.append(entry(.requestBody, .object([condition])))
         }
         pairs += request.options.ruleKeys
         if responses.count == 1 {
             pairs += responseKeys(responses[0])
         } else {
-            pairs.append(("responses", .array(responses.map { .object(responseKeys($0)) })))
+            pairs.append(entry(.responses, .array(responses.map { .object(responseKeys($0)) })))
         }
         return .object(pairs)
     }
 
     static func responseKeys(_ stored: Stored) -> [(String, JSONText)] {
-        var pairs: [(String, JSONText)] = [("status", .int(stored.status))]
+        var pairs: [(String, JSONText)] = [entry(.status, .int(stored.status))]
         if !stored.headers.isEmpty {
-            pairs.append(("headers", .object(stored.headers.keys.sorted().map { ($0, .string(stored.headers[$0]!)) })))
+            pairs.append(entry(.headers, .object(stored.headers.keys.sorted().map { ($0, .string(stored.headers[$0]!)) })))
         }
-        if let file = stored.file { pairs.append(("response", .string(file))) }
-        if let delay = stored.delay, delay > 0 { pairs.append(("delay", .raw(ImportedOptions.number(delay)))) }
-        if let error = stored.error { pairs.append(("error", .string(error))) }
+        if let file = stored.file { pairs.append(entry(.response, .string(file))) }
+        if let delay = stored.delay, delay > 0 { pairs.append(entry(.delay, .raw(ImportedOptions.number(delay)))) }
+        if let error = stored.error { pairs.append(entry(.error, .string(error))) }
         return pairs
     }
+
+    /// `key` and `value` as one entry of a rule's JSON object.
+    static func entry(_ key: RuleKey, _ value: JSONText) -> (String, JSONText) { (key.rawValue, value) }
 
     static func parsed(_ json: String) -> JSONText {
         (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])).map(JSONText.from(any:)) ?? .string(json)

@@ -47,8 +47,8 @@ package struct LegacyMigrator: Sendable {
         let rewritten: Any
         if let rules = top as? [Any] {
             rewritten = rules.enumerated().map { migrateRule($1, keyPath: "[\($0)]", file: source.path, count: &migrated, notes: &notes) }
-        } else if var dictionary = top as? [String: Any], let rules = dictionary["rules"] as? [Any] {
-            dictionary["rules"] = rules.enumerated().map { migrateRule($1, keyPath: "rules[\($0)]", file: source.path, count: &migrated, notes: &notes) }
+        } else if var dictionary = top as? [String: Any], let rules = dictionary[RuleKey.rules.rawValue] as? [Any] {
+            dictionary[RuleKey.rules.rawValue] = rules.enumerated().map { migrateRule($1, keyPath: "rules[\($0)]", file: source.path, count: &migrated, notes: &notes) }
             rewritten = dictionary
         } else {
             throw ImportError(file: source.path, "neither a list of rules nor a dictionary with 'rules'")
@@ -105,21 +105,22 @@ package struct LegacyMigrator: Sendable {
     private func migrateRule(_ value: Any, keyPath: String, file: String, count: inout Int, notes: inout [ImportNote]) -> Any {
         guard var rule = value as? [String: Any] else { return value }
         var changed = false
-        for (legacy, current) in RuleKeys.legacy.sorted(by: { $0.key < $1.key }) {
-            guard let old = rule.removeValue(forKey: legacy) else { continue }
+        let legacyKeys = RuleKey.allCases.compactMap { key in key.current.map { (legacy: key, current: $0) } }
+        for (legacy, current) in legacyKeys.sorted(by: { $0.legacy.rawValue < $1.legacy.rawValue }) {
+            guard let old = rule.removeValue(forKey: legacy.rawValue) else { continue }
             changed = true
             var new: Any? = old
             switch legacy {
-            case "json_file": new = (old as? String).map { $0 + ".json" }
-            case "status_code": new = (old as? String).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? old
-            case "inline_response": new = (old as? String).flatMap { $0.isEmpty ? nil : $0 }
+            case .jsonFile: new = (old as? String).map { $0 + ".json" }
+            case .statusCode: new = (old as? String).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? old
+            case .inlineResponse: new = (old as? String).flatMap { $0.isEmpty ? nil : $0 }
             default: break
             }
             guard let new else { continue }
-            if rule[current] != nil {
-                notes.append(ImportNote(source: "\(file): \(keyPath).\(legacy)", message: "'\(current)' is set too, so the legacy value was dropped"))
+            if rule[current.rawValue] != nil {
+                notes.append(ImportNote(source: "\(file): \(keyPath).\(legacy.rawValue)", message: "'\(current.rawValue)' is set too, so the legacy value was dropped"))
             } else {
-                rule[current] = new
+                rule[current.rawValue] = new
             }
         }
         if changed { count += 1 }

@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// Reads cassettes of the VCR family into exchanges: vcrpy (YAML and JSON, `!!binary` bodies, the
 /// pre-1.0 layout), Ruby VCR and Python Betamax (`http_interactions`, `base64_string`), go-vcr,
@@ -16,7 +17,7 @@ enum CassetteReader {
         if let yaml {
             value = yaml
         } else {
-            value = SourceDocument.looksLikeJSON(data) ? try SourceDocument.json(data, file: file) : try SourceDocument.yaml(data, file: file)
+            value = DocumentReader.looksLikeJSON(data) ? try SourceDocument.json(data, file: file) : try SourceDocument.yaml(data, file: file)
         }
         let root = Node(value)
         guard let interactions = root["interactions"].array ?? root["http_interactions"].array ?? root.array else {

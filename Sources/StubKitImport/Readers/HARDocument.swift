@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// Reading HAR files for the importer: the shared model (`HAR`) decoded straight from the bytes (no
 /// intermediate object tree, so a 10 MB capture costs a small multiple of 10 MB), with errors that
@@ -8,7 +9,7 @@ import StubKit
 enum HARDocument {
     /// Decodes a HAR file; a syntax error names the line and column, a wrong shape the key path.
     static func decode(_ data: Data, file: String) throws(ImportError) -> HAR {
-        let bytes = SourceDocument.withoutBOM(data)
+        let bytes = DocumentReader.withoutBOM(data)
         do {
             return try JSONDecoder().decode(HAR.self, from: bytes)
         } catch let DecodingError.keyNotFound(key, context) {

@@ -10,14 +10,14 @@ extension OpenAPILinter {
     /// (their text has no lines of its own to point at).
     func checkBody(_ response: StubResponse, of rule: StubRule, at tree: RuleTree, schema: SourceValue,
                    operation: SpecOperation, related: Diagnostic.RelatedLocation) -> [Diagnostic] {
-        let keyOfBody: String
+        let keyOfBody: RuleKey
         switch response.body {
-        case .json: keyOfBody = "json"
-        case .inline: keyOfBody = tree.has("inline_response") ? "inline_response" : "body"
-        case .file: keyOfBody = tree.has("json_file") ? "json_file" : "response"
+        case .json: keyOfBody = .json
+        case .inline: keyOfBody = tree.has(.inlineResponse) ? .inlineResponse : .body
+        case .file: keyOfBody = tree.has(.jsonFile) ? .jsonFile : .response
         case .empty: return []
         }
-        let keyPath = "\(tree.keyPath).\(keyOfBody)"
+        let keyPath = tree.keyPath(of: keyOfBody)
         let atKey = tree.position(of: [keyOfBody]) ?? tree.position
         let atRule = Location(file: rule.source.file, keyPath: keyPath, fallback: atKey, positionsAreReal: false, servedBy: nil)
 
@@ -32,7 +32,7 @@ extension OpenAPILinter {
         } else {
             switch response.body {
             case .json(let data):
-                if let written = tree.value(of: "json") {
+                if let written = tree.value(of: .json) {
                     location.positionsAreReal = true
                     return report(validate(written, schema, nil), at: location, related: related)
                 }
@@ -101,7 +101,7 @@ struct RuleTree {
 
     init(root: SourceValue?, source: RuleSource) {
         keyPath = source.keyPath
-        let list = root?.arrayValue ?? root?["rules"]?.arrayValue
+        let list = root?.arrayValue ?? root?[RuleKey.rules.rawValue]?.arrayValue
         value = list.flatMap { source.index < $0.count ? $0[source.index] : nil }
     }
 
@@ -112,19 +112,22 @@ struct RuleTree {
 
     /// The `responses` item `i`.
     func item(_ i: Int) -> RuleTree {
-        let items = value?["responses"]?.arrayValue
-        return RuleTree(value: items.flatMap { i < $0.count ? $0[i] : nil }, keyPath: "\(keyPath).responses[\(i)]")
+        let items = value?[RuleKey.responses.rawValue]?.arrayValue
+        return RuleTree(value: items.flatMap { i < $0.count ? $0[i] : nil }, keyPath: "\(keyPath(of: .responses))[\(i)]")
     }
 
     var position: SourcePosition? { value?.position }
 
-    func has(_ key: String) -> Bool { value?[key] != nil }
+    /// The key path of `key` in this rule (`rules[2].status`).
+    func keyPath(of key: RuleKey) -> String { "\(keyPath).\(key.rawValue)" }
 
-    func value(of key: String) -> SourceValue? { value?[key] }
+    func has(_ key: RuleKey) -> Bool { value?[key.rawValue] != nil }
+
+    func value(of key: RuleKey) -> SourceValue? { value?[key.rawValue] }
 
     /// Where the first of `keys` that the rule writes has its value.
-    func position(of keys: [String]) -> SourcePosition? {
-        for key in keys { if let found = value?[key] { return found.position } }
+    func position(of keys: [RuleKey]) -> SourcePosition? {
+        for key in keys { if let found = value?[key.rawValue] { return found.position } }
         return nil
     }
 }

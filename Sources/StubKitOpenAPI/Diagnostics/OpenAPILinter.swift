@@ -61,11 +61,11 @@ package struct OpenAPILinter: Sendable {
         let matcher = OperationMatcher(spec: spec)
         switch matcher.match(rule) {
         case .notChecked(let reason):
-            return [Diagnostic(.ruleNotChecked, file: source.file, position: tree.position(of: ["urlRegex", "matching_url", "path"]) ?? source.position,
+            return [Diagnostic(.ruleNotChecked, file: source.file, position: tree.position(of: [.urlRegex, .matchingURL, .path]) ?? source.position,
                                keyPath: source.keyPath, message: reason)]
         case .notFound(let message, let fix):
-            return [Diagnostic(.operationNotFound, file: source.file, position: tree.position(of: ["path", "method", "http_method"]) ?? source.position,
-                               keyPath: "\(source.keyPath).path", message: "\(rule.displayName): \(message)", fix: fix,
+            return [Diagnostic(.operationNotFound, file: source.file, position: tree.position(of: [.path, .method, .httpMethod]) ?? source.position,
+                               keyPath: tree.keyPath(of: .path), message: "\(rule.displayName): \(message)", fix: fix,
                                related: .init(file: spec.file, position: spec.root["paths"]?.position, keyPath: "paths", message: "the OpenAPI document's paths"))]
         case .found(let operations, let literals):
             var diagnostics: [Diagnostic] = []
@@ -74,8 +74,8 @@ package struct OpenAPILinter: Sendable {
             for literal in literals {
                 let value = OperationMatcher.parameterValue(literal.literal, schema: literal.schema, spec: spec)
                 for violation in validator.validate(value, against: literal.schema) where violation.isViolation {
-                    diagnostics.append(Diagnostic(.pathParameterMismatch, file: source.file, position: tree.position(of: ["path"]) ?? source.position,
-                                                  keyPath: "\(source.keyPath).path",
+                    diagnostics.append(Diagnostic(.pathParameterMismatch, file: source.file, position: tree.position(of: [.path]) ?? source.position,
+                                                  keyPath: tree.keyPath(of: .path),
                                                   message: "'\(literal.literal)' stands where \(operations[0].label) has {\(literal.parameter)}, and does not fit its schema: \(violation.message)",
                                                   related: related(operations[0], "the operation")))
                 }
@@ -108,8 +108,8 @@ package struct OpenAPILinter: Sendable {
         let file = rule.source.file
         guard let documented = documentedResponse(response.status, in: operation) else {
             let statuses = operation.responses.map(\.key).joined(separator: ", ")
-            return [Diagnostic(.undocumentedStatus, file: file, position: tree.position(of: ["status", "status_code"]) ?? tree.position ?? rule.source.position,
-                               keyPath: "\(tree.keyPath).status",
+            return [Diagnostic(.undocumentedStatus, file: file, position: tree.position(of: [.status, .statusCode]) ?? tree.position ?? rule.source.position,
+                               keyPath: tree.keyPath(of: .status),
                                message: "status \(response.status) is not a documented response of \(operation.label) (documented: \(statuses.isEmpty ? "none" : statuses))",
                                fix: "use a documented status, or document \(response.status) in the spec",
                                related: related(operation, "the operation", suffix: ".responses", at: operation.node["responses"]?.position))]
@@ -117,7 +117,7 @@ package struct OpenAPILinter: Sendable {
         let responseObject = spec.resolved(documented.value)
         if let ref = responseObject["$ref"]?.stringValue {
             // The spec's fault, not the rule's: say what was not checked rather than "documents no body".
-            return [Diagnostic(.ruleNotChecked, file: file, position: tree.position(of: ["status", "status_code"]) ?? tree.position ?? rule.source.position,
+            return [Diagnostic(.ruleNotChecked, file: file, position: tree.position(of: [.status, .statusCode]) ?? tree.position ?? rule.source.position,
                                keyPath: "\(tree.keyPath)", message: "\(operation.label) \(documented.key) is a $ref '\(ref)' that names nothing in the OpenAPI document; the response is not checked",
                                related: related(operation, "the documented response", suffix: ".responses.\(documented.key)", at: documented.keyPosition))]
         }
@@ -129,7 +129,7 @@ package struct OpenAPILinter: Sendable {
         }
         if bodyIsEmpty { return [] }
         let suffix = ".responses.\(documented.key)"
-        let bodyKeys = ["json", "body", "response", "json_file", "inline_response"]
+        let bodyKeys: [RuleKey] = [.json, .body, .response, .jsonFile, .inlineResponse]
         let content = responseObject["content"]?.dictionaryValue ?? []
         guard !content.isEmpty else {
             return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: bodyKeys) ?? tree.position,
@@ -137,7 +137,7 @@ package struct OpenAPILinter: Sendable {
                                fix: "drop the body, or document its content in the spec", related: related(operation, "the documented response", suffix: suffix, at: documented.keyPosition))]
         }
         guard let contentType = response.effectiveContentType else {
-            return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: bodyKeys) ?? tree.position, keyPath: "\(tree.keyPath).contentType",
+            return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: bodyKeys) ?? tree.position, keyPath: tree.keyPath(of: .contentType),
                                message: "the rule sends a body with no Content-Type, and \(operation.label) \(documented.key) documents \(content.map(\.key).joined(separator: ", "))",
                                fix: "set 'contentType' to \(content[0].key)",
                                related: related(operation, "the documented response", suffix: ".responses.\(documented.key)", at: documented.keyPosition))]
@@ -146,8 +146,8 @@ package struct OpenAPILinter: Sendable {
         let major = essence.split(separator: "/").first.map(String.init) ?? essence
         guard let media = content.first(where: { $0.key.lowercased().split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } == essence })
                 ?? content.first(where: { $0.key.lowercased() == "\(major)/*" }) ?? content.first(where: { $0.key == "*/*" }) else {
-            return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: ["contentType", "headers"] + bodyKeys) ?? tree.position,
-                               keyPath: "\(tree.keyPath).contentType",
+            return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: [.contentType, .headers] + bodyKeys) ?? tree.position,
+                               keyPath: tree.keyPath(of: .contentType),
                                message: "content type \(essence) is not documented for \(operation.label) \(documented.key) (documented: \(content.map(\.key).joined(separator: ", ")))",
                                fix: "set 'contentType' to a documented one", related: related(operation, "the documented response", suffix: suffix, at: documented.keyPosition))]
         }

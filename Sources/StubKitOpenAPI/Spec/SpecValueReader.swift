@@ -1,16 +1,12 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 import Yams
 
 /// Reads an OpenAPI document, YAML or JSON, into StubKit's ``SourceValue`` tree, keeping each value's
 /// line and column so diagnostics can point into the spec as they point into rules files.
 enum SpecValueReader {
-    /// Values a document may hold before it is refused: a floor plus two per byte, more than any
-    /// document without aliases can hold, so only aliases reach it (a "billion laughs" document is a
-    /// few lines that expand to billions of values).
-    static func valueBudget(forBytes count: Int) -> Int { 50_000 + 2 * count }
-
     struct Failure: Error {
         var message: String
         var position: SourcePosition?
@@ -20,32 +16,24 @@ enum SpecValueReader {
         fileName.lowercased().hasSuffix(".json") || data.first(where: { !" \t\r\n".utf8.contains($0) }) == UInt8(ascii: "{")
     }
 
+    /// - Throws: ``Failure`` when the JSON is malformed or ``DocumentReader`` refuses the YAML (not YAML,
+    ///   empty, or expanded past its alias budget).
     static func read(_ data: Data, fileName: String) throws(Failure) -> SourceValue {
         if isJSON(data, fileName: fileName) {
             do { return try JSONSourceParser().parse(data) } catch { throw Failure(message: "malformed JSON: \(error.message)", position: error.position) }
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw Failure(message: "not UTF-8 text") }
-        let node: Node?
+        let node: Node
         do {
             // Timestamps stay strings: an example's `2024-05-01T12:00:00Z` is the text the API sends.
-            node = try Yams.compose(yaml: text, Resolver.default.removing(.timestamp))
-        } catch let error as YamlError {
-            throw Failure(message: "malformed YAML: \(error)")
+            node = try DocumentReader.yaml(data, timestamps: .text)
         } catch {
-            throw Failure(message: "malformed YAML: \(error)")
+            throw Failure(message: error.message, position: error.position)
         }
-        guard let node else { throw Failure(message: "the file is empty") }
-        let allowed = valueBudget(forBytes: data.count)
-        var budget = allowed
-        do { return try convert(node, budget: &budget) } catch {
-            if budget <= 0 { throw Failure(message: "the document expands to more than \(allowed) values through YAML aliases (it has \(data.count) bytes); not read") }
-            throw error
-        }
+        // The reader has counted the tree, aliases followed, so converting it is bounded too.
+        return try convert(node)
     }
 
-    private static func convert(_ node: Node, budget: inout Int) throws(Failure) -> SourceValue {
-        budget -= 1
-        guard budget > 0 else { throw Failure(message: "too many values") }
+    private static func convert(_ node: Node) throws(Failure) -> SourceValue {
         let position = node.mark.map { SourcePosition(line: $0.line, column: $0.column) }
         switch node {
         case .scalar(let scalar):
@@ -66,18 +54,18 @@ enum SpecValueReader {
                 if let scalar = key.scalar, scalar.string == "<<", scalar.style == .plain {
                     let sources = value.sequence.map(Array.init) ?? [value]
                     for source in sources where source.mapping != nil {
-                        merged += try convert(source, budget: &budget).dictionaryValue ?? []
+                        merged += try convert(source).dictionaryValue ?? []
                     }
                     continue
                 }
                 // YAML keys may be numbers (`200:` in responses); OpenAPI reads them as text.
-                entries.append(SourceValue.Entry(key: key.scalar?.string ?? "\(key)", keyPosition: keyPosition, value: try convert(value, budget: &budget)))
+                entries.append(SourceValue.Entry(key: key.scalar?.string ?? "\(key)", keyPosition: keyPosition, value: try convert(value)))
             }
             for entry in merged where !entries.contains(where: { $0.key == entry.key }) { entries.append(entry) }
             return SourceValue(.dictionary(entries), at: position)
         case .sequence(let sequence):
             var items: [SourceValue] = []
-            for item in sequence { items.append(try convert(item, budget: &budget)) }
+            for item in sequence { items.append(try convert(item)) }
             return SourceValue(.array(items), at: position)
         case .alias:
             throw Failure(message: "an unresolved YAML alias", position: position)
