@@ -137,6 +137,16 @@ package struct HAR: Codable, Sendable {
             self.comment = comment
         }
 
+        /// A request body as HAR text, by the same rule as ``Content``: UTF-8 as it is, anything else in
+        /// base64 with `encoding` saying so (the importer reads it back as the bytes sent).
+        package init(mimeType: String, body: Data, comment: String? = nil) {
+            let content = Content(size: body.count, mimeType: mimeType, body: body)
+            self.mimeType = mimeType
+            self.text = content.text
+            self.encoding = content.encoding
+            self.comment = comment
+        }
+
         enum CodingKeys: String, CodingKey { case mimeType, text, encoding, params, comment }
 
         package init(from decoder: any Decoder) throws {
@@ -197,6 +207,19 @@ package struct HAR: Codable, Sendable {
                 }
             }
             self.comment = comment
+        }
+
+        enum CodingKeys: String, CodingKey { case size, mimeType, text, encoding, comment }
+
+        /// Reads what an importer uses; a `comment` that is not text (some tools write objects) is dropped
+        /// rather than failing the whole file.
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            size = try container.decodeIfPresent(Number.self, forKey: .size)
+            mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType)
+            text = try container.decodeIfPresent(String.self, forKey: .text)
+            encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+            comment = try? container.decodeIfPresent(String.self, forKey: .comment)
         }
     }
 

@@ -33,8 +33,7 @@ extension StubJournal {
                     ? "truncated by StubKit's journal: the first \(body.count) bytes of a body of unknown size"
                     : "truncated by StubKit's journal: the first \(body.count) of \(entry.requestBodySize) bytes"
             }
-            postData = HAR.PostData(mimeType: request.header("Content-Type") ?? "application/octet-stream",
-                                    text: String(data: body, encoding: .utf8) ?? body.base64EncodedString(), comment: comment)
+            postData = HAR.PostData(mimeType: request.header("Content-Type") ?? "application/octet-stream", body: body, comment: comment)
         }
         let harRequest = HAR.Request(method: request.method, url: request.url.absoluteString,
                                      headers: request.headers.sorted { $0.key < $1.key }.map { HAR.NameValue(name: $0.key, value: $0.value) },

@@ -19,7 +19,8 @@ extension StubLoad {
 extension StubLoad: ForwardingReceiver {
     func forwarder(didReceive response: HTTPURLResponse) {
         executor.perform { [self] in
-            guard var relay else { return }
+            guard var relay = self.relay else { return }
+            self.relay = nil
             let headers = relay.response.receive(status: response.statusCode, upstream: ForwardedResponse.fields(of: response), framesItself: false)
             self.relay = relay
             progress.withLock { $0.status = response.statusCode; $0.headers = headers }
@@ -31,7 +32,10 @@ extension StubLoad: ForwardingReceiver {
 
     func forwarder(didReceive data: Data) {
         executor.perform { [self] in
-            guard var relay else { return }
+            // Taken out while it grows, so its buffers have one owner and append in place (a copy left in
+            // `self.relay` would make every chunk copy the whole body so far).
+            guard var relay = self.relay else { return }
+            self.relay = nil
             relay.response.receive(data, keepingOnFailure: relay.onePiece)
             if relay.onePiece {
                 if relay.response.capture == nil { relay.held.append(data) }
@@ -46,7 +50,8 @@ extension StubLoad: ForwardingReceiver {
     func forwarder(didCompleteWithError error: (any Error)?) {
         executor.perform { [self] in
             progress.withLock { $0.cancelForward = nil }
-            guard var relay else { return }
+            guard var relay = self.relay else { return }
+            self.relay = nil
             let request = relay.response.request
             if let error {
                 let urlError = ForwardedResponse.urlError(error)

@@ -279,6 +279,9 @@ private struct MappingReader {
             if !FileContainment.isInside(url, folder: filesRoot) {
                 // `../../etc/passwd` or a symlink out of __files: never copy a file from elsewhere into the bundle.
                 note("'bodyFileName' \(name) resolves outside \(filesRoot.path) (a '..' or a symbolic link); its body is not imported")
+            } else if Self.isFolder(url) {
+                // `""`, `.` or `x/..`: inside __files, but no file to carry over.
+                note("'bodyFileName' \(name) names a folder, not a file; its body is not imported")
             } else {
                 guard let data = FileManager.default.contents(atPath: url.path) else {
                     note("'bodyFileName' \(name) is not in \(filesRoot.path); mapping not imported")
@@ -322,6 +325,11 @@ private struct MappingReader {
             }
         }
         return response
+    }
+
+    private static func isFolder(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
 #endif

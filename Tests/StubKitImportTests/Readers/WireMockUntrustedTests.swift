@@ -33,6 +33,22 @@ struct WireMockUntrustedTests {
         #expect(notes.contains("../../secret/id_rsa"))
         try Replay.check([ExpectedExchange(source: "fine", method: "GET", url: "http://localhost/fine", status: 200, responseBody: Data("fine".utf8))], bundle: bundle)
     }
+
+    @Test("a bodyFileName naming __files itself ('.', 'x/..') is reported as a folder and the mapping kept without a body")
+    func bodyFileNamesAFolder() throws {
+        let folder = try TemporaryFolder()
+        let wm = try wireMockRoot(folder, mappings: [
+            "a-dot.json": #"{"request": {"url": "/dot"}, "response": {"status": 204, "bodyFileName": "."}}"#,
+            "b-up.json": #"{"request": {"url": "/up"}, "response": {"status": 204, "bodyFileName": "sub/.."}}"#,
+        ], files: ["sub/x.txt": Data("x".utf8)])
+        let bundle = folder.url.appendingPathComponent("out/imported")
+        let report = try importFiles([wm], to: bundle)
+        let folders = report.notes.filter { $0.message.contains("names a folder") }
+        #expect(folders.count == 2, "\(report.notes)")
+        #expect(!report.notes.contains { $0.message.contains("is not in") }, "a folder is not a missing file: \(report.notes)")
+        try Replay.check([ExpectedExchange(source: "dot", method: "GET", url: "http://localhost/dot", status: 204, responseBody: Data()),
+                          ExpectedExchange(source: "up", method: "GET", url: "http://localhost/up", status: 204, responseBody: Data())], bundle: bundle)
+    }
 }
 
 #endif

@@ -22,15 +22,22 @@ struct HARTests {
         #expect(read.log.entries.first?.response?.status?.value == 200)
         let plain = HAR.Content(size: 2, mimeType: "text/plain", body: Data("hi".utf8))
         #expect(plain.text == "hi" && plain.encoding == nil)
+        // A request body follows the same rule, so a binary upload reads back as the bytes sent.
+        let upload = HAR.PostData(mimeType: "application/octet-stream", body: binary)
+        #expect(upload.encoding == "base64" && upload.text.flatMap { Data(base64Encoded: $0) } == binary)
+        let form = HAR.PostData(mimeType: "text/plain", body: Data("a=1".utf8))
+        #expect(form.text == "a=1" && form.encoding == nil)
     }
 
     @Test("tools' variants read as StubKit's: numeric strings, list and number header values")
     func lenient() throws {
-        let json = #"{"log":{"entries":[{"request":{"method":"GET","url":"https://a.test/"},"response":{"status":"201","headers":[{"name":"Set-Cookie","value":["a=1","b=2"]},{"name":"X-N","value":3}],"content":{"size":2.0}}}]}}"#
+        let json = #"{"log":{"entries":[{"request":{"method":"GET","url":"https://a.test/"},"response":{"status":"201","headers":[{"name":"Set-Cookie","value":["a=1","b=2"]},{"name":"X-N","value":3}],"content":{"size":2.0,"text":"ok","comment":{"by":"a tool"}}}}]}}"#
         let read = try JSONDecoder().decode(HAR.self, from: Data(json.utf8))
         let response = try #require(read.log.entries.first?.response)
         #expect(response.status?.value == 201)
         #expect(response.headers?.map(\.value) == ["a=1, b=2", "3"])
         #expect(response.content?.size?.value == 2)
+        // A comment that is not text (the importer never reads it) must not fail the file.
+        #expect(response.content?.text == "ok" && response.content?.comment == nil)
     }
 }
