@@ -13,15 +13,15 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "a file inside", path: "/work/project/b/stubsRules.json", base: "/work/project", shown: "b/stubsRules.json"),
-        Case(name: "a base with a trailing slash", path: "/work/project/b/a.json", base: "/work/project/", shown: "b/a.json"),
-        Case(name: "the root as base", path: "/work/a.json", base: "/", shown: "work/a.json"),
-        Case(name: "'..' in the file's path", path: "/work/project/x/../b/a.json", base: "/work/project", shown: "b/a.json"),
-        Case(name: "'..' in the base", path: "/work/project/b/a.json", base: "/work/other/../project", shown: "b/a.json"),
-        Case(name: "a sibling whose name starts with the base's", path: "/work/project-2/a.json", base: "/work/project", shown: "/work/project-2/a.json"),
-        Case(name: "the base itself", path: "/work/project", base: "/work/project", shown: "/work/project"),
-        Case(name: "a file outside", path: "/tmp/a.json", base: "/work/project", shown: "/tmp/a.json"),
-        Case(name: "no base", path: "/work/project/a.json", base: nil, shown: "/work/project/a.json"),
+        Case(name: "a file inside", path: "/srv/project/b/stubsRules.json", base: "/srv/project", shown: "b/stubsRules.json"),
+        Case(name: "a base with a trailing slash", path: "/srv/project/b/a.json", base: "/srv/project/", shown: "b/a.json"),
+        Case(name: "the root as base", path: "/srv/a.json", base: "/", shown: "work/a.json"),
+        Case(name: "'..' in the file's path", path: "/srv/project/x/../b/a.json", base: "/srv/project", shown: "b/a.json"),
+        Case(name: "'..' in the base", path: "/srv/project/b/a.json", base: "/srv/other/../project", shown: "b/a.json"),
+        Case(name: "a sibling whose name starts with the base's", path: "/srv/project-2/a.json", base: "/srv/project", shown: "/srv/project-2/a.json"),
+        Case(name: "the base itself", path: "/srv/project", base: "/srv/project", shown: "/srv/project"),
+        Case(name: "a file outside", path: "/tmp/a.json", base: "/srv/project", shown: "/tmp/a.json"),
+        Case(name: "no base", path: "/srv/project/a.json", base: nil, shown: "/srv/project/a.json"),
     ]
 
     @Test("a file's path for display", arguments: cases)
