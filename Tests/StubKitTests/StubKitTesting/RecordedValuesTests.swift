@@ -153,6 +153,18 @@ struct RecordedValuesTests {
         #expect(try fileText(folder).contains(email))
     }
 
+    @Test("mode all records anew into a folder that holds only the values of a run stopped before its first request")
+    func allReplacesAFolderWithOnlyValues() throws {
+        let folder = try TemporaryFolder()
+        let values = try RecordedValues(for: recordingConfiguration(folder, mode: .all))
+        _ = try values.recordedValue("email") { "early@example.test" }
+        let bundle = folder.url.appendingPathComponent("signup")
+        #expect(throws: Never.self) { _ = try BundleWriter(folder: bundle, replacing: true) }
+        // Any other file still makes the folder one mode all does not delete.
+        try folder.bundle("signup", ["notes.json": "{}", "recordedValues.json": "{}"])
+        #expect(throws: RecordingError.self) { _ = try BundleWriter(folder: bundle, replacing: true) }
+    }
+
     struct BadFile: Sendable, CustomTestStringConvertible {
         var label: String
         var bytes: [UInt8]
