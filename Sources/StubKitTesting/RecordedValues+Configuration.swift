@@ -6,7 +6,7 @@ extension RecordedValues {
     /// same decision to record or replay as the app makes, so the folder and the mode are set in one place.
     ///
     /// - With ``AppLaunchConfiguration/recording``: the bundle `<path>/<template>` (or an existing
-    ///   `<template>.bundle`), where `path` is the recording's ``RecordingLaunchSettings/path`` or else
+    ///   `<template>.bundle`), where `path` is the recording's `RecordingLaunchSettings.path` or else
     ///   the first of ``AppLaunchConfiguration/bundlePaths``, as the app chooses it. Mode `all` records,
     ///   `missing` records what is missing, `once` replays when the bundle already has a rules file and
     ///   records otherwise.
@@ -18,7 +18,7 @@ extension RecordedValues {
     ///
     /// - Throws: ``RecordedValuesError`` when the configuration neither records nor names a template
     ///   found in its bundle paths, records without a folder the runner can know (no
-    ///   ``RecordingLaunchSettings/path`` and no ``AppLaunchConfiguration/bundlePaths``), or the values
+    ///   `RecordingLaunchSettings.path` and no ``AppLaunchConfiguration/bundlePaths``), or the values
     ///   file it would read is not valid.
     public convenience init(for configuration: AppLaunchConfiguration) throws(RecordedValuesError) {
         let bundlePaths = configuration.launchEnvironment[StubLaunchSettings.bundlesPathVariable]

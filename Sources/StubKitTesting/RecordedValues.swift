@@ -24,14 +24,14 @@ import StubKit
 public final class RecordedValues: Sendable {
     /// What ``recordedValue(_:generate:)`` does with a name.
     public enum Mode: String, Sendable, CaseIterable {
-        /// Every value is generated anew and saved (``RecorderConfiguration/Mode/all``, and
-        /// ``RecorderConfiguration/Mode/once`` when the bundle does not exist yet).
+        /// Every value is generated anew and saved (`RecorderConfiguration.Mode.all`, and
+        /// `RecorderConfiguration.Mode.once` when the bundle does not exist yet).
         case record
         /// Values are read from the file; a name it lacks throws (a replay with the kill switch on, and
-        /// ``RecorderConfiguration/Mode/once`` once the bundle exists).
+        /// `RecorderConfiguration.Mode.once` once the bundle exists).
         case replay
         /// Saved values are reused; other names are generated and added to the file
-        /// (``RecorderConfiguration/Mode/missing``, vcrpy's `new_episodes`).
+        /// (`RecorderConfiguration.Mode.missing`, vcrpy's `new_episodes`).
         case recordMissing
     }
 
