@@ -34,9 +34,9 @@ public struct RecordedValuesError: Error, Sendable, CustomStringConvertible, Loc
         case .notRecorded(let name, let exists):
             let why = exists
                 ? "the recording was made without it"
-                : "the file does not exist, so the recording was made without recorded values (or the store was made after the app had started recording: make it before launching the app)"
-            return prefix + "no recorded value named '\(name)'; a replay never makes a new one, since the requests would then miss the recording. "
-                + "Record again (mode 'missing' adds the name and keeps the rest); \(why)"
+                : "the file does not exist: the recording was made without recorded values, or the store was made after the app had started recording; make it before launching the app"
+            return prefix + "no recorded value named '\(name)' (\(why)); a replay never makes one up, since the requests would "
+                + "then miss the recording: record again (mode 'missing' adds the name and keeps the rest)"
         case .unreadable(let reason):
             return prefix + reason
         case .unwritable(let reason):
