@@ -186,7 +186,8 @@ package struct BundleLoader: Sendable {
         for case let url as URL in enumerator {
             let standardized = url.standardizedFileURL
             if (try? standardized.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true { continue }
-            if standardized.deletingLastPathComponent().path == folder.path && rulesFiles.contains(standardized.lastPathComponent) { continue }
+            if standardized.deletingLastPathComponent().path == folder.path
+                && (rulesFiles.contains(standardized.lastPathComponent) || standardized.lastPathComponent == Self.recordedValuesFileName) { continue }
             if Self.isDocumentation(fileName: standardized.lastPathComponent) { continue }
             if !used.contains(standardized.path) && !pending.contains(standardized.path) { unused.append(display(standardized)) }
         }

@@ -176,7 +176,9 @@ package final class BundleWriter: Sendable {
         if replacing, fm.fileExists(atPath: folder.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw RecordingError(path: folder.path, reason: "is a file, not a bundle folder, so it will not be replaced; name a folder")
         }
-        if replacing, let entries = try? fm.contentsOfDirectory(atPath: folder.path), !entries.isEmpty,
+        // A folder holding only the values a test saved for a recording that never got a rules file
+        // (the app was stopped first) is still that recording's folder.
+        if replacing, let entries = try? fm.contentsOfDirectory(atPath: folder.path).filter({ $0 != BundleLoader.recordedValuesFileName }), !entries.isEmpty,
            !RuleKeys.rulesFileNames.contains(where: entries.contains) {
             throw RecordingError(path: folder.path, reason: "is not a stub bundle (it has no rules file), so recording in mode 'all' will not replace it; name another template or empty the folder")
         }

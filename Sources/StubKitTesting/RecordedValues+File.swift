@@ -1,0 +1,104 @@
+import Foundation
+import StubKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension RecordedValues {
+    /// Saves in this process take turns, so two stores of one bundle (two tests) cannot each read the
+    /// file, add their own value and write, losing the other's.
+    private static let saving = Locked(())
+
+    /// The values in `file`, or `nil` when there is no such file.
+    static func read(_ file: URL) throws(RecordedValuesError) -> [String: String]? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            if !FileManager.default.fileExists(atPath: file.path) { return nil }
+            throw RecordedValuesError(.unreadable("cannot be read: \(error.localizedDescription)"), file: file)
+        }
+        return try decode(data, file: file)
+    }
+
+    /// A JSON object of names to strings, as `write` writes it.
+    static func decode(_ data: Data, file: URL) throws(RecordedValuesError) -> [String: String] {
+        guard String(data: data, encoding: .utf8) != nil else {
+            throw RecordedValuesError(.unreadable("is not UTF-8 text"), file: file)
+        }
+        let top: SourceValue
+        do {
+            top = try JSONSourceParser().parse(data)
+        } catch {
+            throw RecordedValuesError(.unreadable("is not valid JSON: \(error.description)"), file: file)
+        }
+        guard case .dictionary(let entries) = top.kind else {
+            throw RecordedValuesError(.unreadable("\(top.position.map { "\($0): " } ?? "")expected a JSON object of names to strings, found \(kindName(top))"), file: file)
+        }
+        var values: [String: String] = [:]
+        for entry in entries {
+            guard case .string(let text) = entry.value.kind else {
+                let at = (entry.value.position ?? entry.keyPosition).map { "\($0): " } ?? ""
+                throw RecordedValuesError(.unreadable("\(at)the value of '\(entry.key)' is \(kindName(entry.value)); recorded values are strings"), file: file)
+            }
+            guard values.updateValue(text, forKey: entry.key) == nil else {
+                let at = entry.keyPosition.map { "\($0): " } ?? ""
+                throw RecordedValuesError(.unreadable("\(at)'\(entry.key)' appears twice; keep one"), file: file)
+            }
+        }
+        return values
+    }
+
+    /// Reads `file`, lets `change` edit its values, and writes the result when it differs, atomically:
+    /// to a hidden temporary in the same folder, then renamed over the file, so a test killed at any
+    /// moment leaves the old file or the new one. Returns what the file now holds.
+    static func update(_ file: URL, _ change: ([String: String]) -> [String: String]) throws(RecordedValuesError) -> [String: String] {
+        do {
+            return try saving.withLock { _ in
+                let current = try read(file)
+                let updated = change(current ?? [:])
+                if updated != current { try write(updated, to: file) }
+                return updated
+            }
+        } catch let error as RecordedValuesError {
+            throw error
+        } catch {
+            throw RecordedValuesError(.unwritable(error.localizedDescription), file: file)
+        }
+    }
+
+    private static func write(_ values: [String: String], to file: URL) throws(RecordedValuesError) {
+        let folder = file.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).tmp-\(UUID().uuidString)")
+        do {
+            let json = try JSONSerialization.data(withJSONObject: values, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try (json + Data("\n".utf8)).write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw RecordedValuesError(.unwritable(error.localizedDescription), file: file)
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw RecordedValuesError(.unwritable(reason), file: file)
+        }
+    }
+
+    private static func kindName(_ value: SourceValue) -> String {
+        switch value.kind {
+        case .string: return "a string"
+        case .integer, .real: return "a number"
+        case .bool: return "a boolean"
+        case .null: return "null"
+        case .date: return "a date"
+        case .data: return "data"
+        case .array: return "an array"
+        case .dictionary: return "an object"
+        }
+    }
+}
