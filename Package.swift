@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "StubKit", targets: ["StubKit"]),
         // For UI-test targets and test runners: launch configuration, live journal, app launcher.
         .library(name: "StubKitTesting", targets: ["StubKitTesting"]),
+        // For unit and integration test targets: a Swift Testing trait and an XCTest helper giving each test its own engine.
+        .library(name: "StubKitUnitTesting", targets: ["StubKitUnitTesting"]),
         .executable(name: "stubdemo", targets: ["stubdemo"]),
         .executable(name: "stublint", targets: ["stublint"]),
         .executable(name: "stubbench", targets: ["stubbench"]),
@@ -50,6 +52,11 @@ let package = Package(
         // Depends on StubKit, itself Foundation-only, so the STUB_… encoding, the flags' JSON and the
         // live journal's lines are written once and read by the same code on both sides.
         .target(name: "StubKitTesting", dependencies: ["StubKit"]),
+
+        // MARK: Unit-test library (linked by unit and integration test targets; StubKit and the toolchain's test frameworks)
+        // `@Test(.stubs("template"))` and `XCTestCase.useStubs(_:)`: each test gets its own engine and session.
+        // Its own target so that StubKit and StubKitTesting never import Testing or XCTest.
+        .target(name: "StubKitUnitTesting", dependencies: ["StubKit"]),
 
         // MARK: Command-line tools
         // The stand-in app: activates from its own launch arguments, then performs requests.
@@ -141,6 +148,9 @@ let package = Package(
         ),
         .testTarget(name: "StubKitOpenAPITests", dependencies: ["StubKit", "StubKitOpenAPI", "StubKitTestSupport"]),
         .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),
+        // The trait and the XCTest helper as a test target uses them, with its templates as resources (`Bundle.module`).
+        .testTarget(name: "StubKitUnitTestingTests", dependencies: ["StubKit", "StubKitUnitTesting", "StubKitTestSupport"],
+                    resources: [.copy("StubBundles")]),
     ]
 )
 

@@ -19,6 +19,8 @@ struct EndToEndBenchmarks {
         var loopback: Stats?
         /// The stubbed session, for the throughput suite.
         var stubSession: URLSession
+        /// Its engine, kept with it: a stubbed session is answered only while its engine lives.
+        var stubEngine: StubEngine
     }
 
     func run() throws -> Results {
@@ -31,7 +33,7 @@ struct EndToEndBenchmarks {
         let paired = PairedStats.measure("URLSession: minimal constant URLProtocol, same response (floor)", { Self.fetch(floorSession, stubURL) },
                                          "URLSession: StubURLProtocol, 1,000 rules", { Self.fetch(stubSession, stubURL) }, runs: quick ? 50 : 5_000)
         recorder.record(paired.a); recorder.record(paired.b)
-        return Results(floor: paired.a, stub: paired.b, ratio: paired.ratioMedian, loopback: try loopback(), stubSession: stubSession)
+        return Results(floor: paired.a, stub: paired.b, ratio: paired.ratioMedian, loopback: try loopback(), stubSession: stubSession, stubEngine: engine)
     }
 
     /// python3's http.server on loopback; nil, with a note, when it cannot run.

@@ -30,7 +30,8 @@ struct MemoryBenchmark {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         let idleRSS = Self.residentKB("VmRSS"), idleAnon = Self.residentKB("RssAnon")
         session.dataTask(with: URL(string: "https://api.example.com/big")!).resume()
-        delegate.done.wait()
+        // A stubbed session is answered only while its engine lives.
+        withExtendedLifetime(engine) { delegate.done.wait() }
         let peakRSS = Self.residentKB("VmHWM"), afterAnon = Self.residentKB("RssAnon")
         precondition(delegate.bytes == bigSize, "received \(delegate.bytes) of \(bigSize) bytes")
         let memoryAboveIdleMB = Double(peakRSS - idleRSS) / 1024

@@ -30,13 +30,16 @@ struct ProfileLoops {
     /// URLProtocol when `floor` says so.
     func endToEnd(floor: BenchmarkMode.Floor, count: Int) throws {
         let session: URLSession
+        // A stubbed session is answered only while its engine lives; the loop below outlives this scope's last use of it.
+        var engine: StubEngine?
         switch floor {
         case .cached: session = .constant()
         case .uncached: session = .constant(cache: false)
         case .none:
-            let engine = StubEngine()
-            try engine.activate(folder: try configuration.makeBundle("profile-e2e", rules: 1_000, plist: false))
-            session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+            let stubs = StubEngine()
+            try stubs.activate(folder: try configuration.makeBundle("profile-e2e", rules: 1_000, plist: false))
+            session = URLSession(configuration: .stubbed(by: stubs, base: .ephemeral))
+            engine = stubs
         }
         let url = URL(string: "https://api.example.com/api/v1/resource500/42")!
         for _ in 0..<count {
@@ -44,6 +47,7 @@ struct ProfileLoops {
             session.dataTask(with: url) { _, _, _ in done.signal() }.resume()
             done.wait()
         }
+        withExtendedLifetime(engine) {}
     }
 }
 #endif

@@ -43,12 +43,12 @@ package final class Forwarder: NSObject, URLSessionDataDelegate, @unchecked Send
         session = URLSession(configuration: Self.configuration(from: .ephemeral), delegate: self, delegateQueue: queue)
     }
 
-    /// The forwarder's configuration: `base` without StubURLProtocol (on Apple platforms the ephemeral
+    /// The forwarder's configuration: `base` without any StubKit protocol class (on Apple platforms the ephemeral
     /// configuration carries it while an engine is registered, and a forwarded request must never
     /// come back to StubKit), and with no cookies or cache of its own.
     static func configuration(from base: URLSessionConfiguration) -> URLSessionConfiguration {
         let configuration = base.copy() as! URLSessionConfiguration
-        configuration.protocolClasses = (configuration.protocolClasses ?? []).filter { $0 != StubURLProtocol.self }
+        configuration.protocolClasses = (configuration.protocolClasses ?? []).filter { !($0 is StubURLProtocol.Type) }
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil

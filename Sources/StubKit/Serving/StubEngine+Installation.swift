@@ -33,11 +33,20 @@ extension StubEngine {
         #endif
     }
 
-    /// Puts ``StubURLProtocol`` first in a configuration's protocol classes and makes this engine the
-    /// one that answers. Works on every platform, for sessions created from the configuration afterwards.
+    /// Makes this engine answer the sessions created from `configuration` afterwards, on every platform,
+    /// whatever other engines answer other sessions or `URLSession.shared`.
+    ///
+    /// The configuration gets a protocol class of this engine's own, first in its protocol classes; every
+    /// other StubKit protocol class is taken out, so a configuration copied from one the process-wide
+    /// engine covers (on Apple platforms) is answered by this engine alone. It does not change which
+    /// engine answers `URLSession.shared` (see ``register(covering:)``).
+    ///
+    /// Keep the engine alive for as long as those sessions send requests: once it is released their
+    /// requests fail with an error saying so, rather than reaching the network or another engine. At most
+    /// 64 engines installed this way can be alive at once; the sessions of a further one fail their
+    /// requests, naming that limit (and a line goes to standard error).
     public func install(into configuration: URLSessionConfiguration) {
-        StubURLProtocol.servingEngine.withLock { $0 = self }
-        StubURLProtocol.prepend(to: configuration)
+        StubURLProtocol.put(StubURLProtocol.protocolClass(for: self), firstIn: configuration)
     }
 
     /// Stops this engine from answering requests (if it is the one that does) and unregisters the protocol.
@@ -56,17 +65,26 @@ extension StubEngine {
 }
 
 extension StubURLProtocol {
-    /// Puts the protocol first in a configuration's protocol classes, once.
+    /// Puts the process-wide protocol first in a configuration's protocol classes, once.
     static func prepend(to configuration: URLSessionConfiguration) {
+        put(StubURLProtocol.self, firstIn: configuration)
+    }
+
+    /// Puts `protocolClass` first in a configuration's protocol classes, and no other StubKit class:
+    /// one engine answers a configuration's sessions.
+    static func put(_ protocolClass: StubURLProtocol.Type, firstIn configuration: URLSessionConfiguration) {
         var classes = configuration.protocolClasses ?? []
-        classes.removeAll { $0 == StubURLProtocol.self }
-        classes.insert(StubURLProtocol.self, at: 0)
+        classes.removeAll { $0 is StubURLProtocol.Type }
+        classes.insert(protocolClass, at: 0)
         configuration.protocolClasses = classes
     }
 }
 
 extension URLSessionConfiguration {
     /// A copy of `.default` whose sessions are answered by `engine`: the one line for custom sessions.
+    ///
+    /// Only `engine` answers them, whatever other engines exist (see ``StubEngine/install(into:)``); keep
+    /// a reference to it for as long as the sessions send requests.
     ///
     /// It has no URL cache unless `keepingURLCache` is true. Stubbed answers are never stored in one
     /// (they are handed over with `.notAllowed`, as are forwarded ones), yet the cache would be asked

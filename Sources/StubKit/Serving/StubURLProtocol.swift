@@ -9,15 +9,20 @@ import FoundationNetworking
 #error("StubKit does not support watchOS: URLSession on watchOS does not use custom URLProtocol classes, which StubKit serves through. Link StubKit from the iOS app and its UI tests only.")
 #endif
 
-/// The `URLProtocol` that answers requests from the active ``StubEngine``.
+/// The `URLProtocol` that answers requests from a ``StubEngine``.
 ///
 /// It stays thin: `canInit` asks the engine whether some rule could answer, `startLoading` hands the
 /// request to a `StubLoad` (matching, delay, body, redirects, pass-through, journal), `stopLoading`
 /// stops it. Client calls are made only from the context that called `startLoading`, and never after
-/// `stopLoading` (see `LoadExecutor`). One engine serves per process (the one set by
-/// ``StubEngine/register(covering:)`` or ``StubEngine/install(into:)``), because the URL loading system creates
-/// protocol instances itself and gives them no way to be told which engine to ask.
-public final class StubURLProtocol: URLProtocol {
+/// `stopLoading` (see `LoadExecutor`).
+///
+/// Which engine answers depends on the session. `URLSession.shared` (and, on Apple platforms, the
+/// configurations made from `.default` or `.ephemeral`) get this class and the engine set by
+/// ``StubEngine/register(covering:)``. A configuration given to ``StubEngine/install(into:)`` or made by
+/// `URLSessionConfiguration.stubbed(by:)` gets a subclass of its own that names that engine, so several
+/// engines, each with its own sessions, answer side by side (parallel tests). The URL loading system
+/// creates protocol instances itself, so the class is the only thing that can say which engine to ask.
+public class StubURLProtocol: URLProtocol {
     /// The load, set in startLoading and read in stopLoading and `client` (possibly on other threads);
     /// and whether `stopLoading` came first. FoundationNetworking can do that: a task cancelled while its
     /// protocol waits for the URL cache's reply may have its stop queued ahead of its start (seen in the
@@ -37,13 +42,18 @@ public final class StubURLProtocol: URLProtocol {
         }
     }
 
-    /// The engine that answers requests, process-wide.
+    /// The engine that answers requests of `URLSession.shared` and the covered configurations.
     static let servingEngine = Locked<StubEngine?>(nil)
 
-    /// The engine currently answering requests, if any.
+    /// The engine set by ``StubEngine/register(covering:)``, if any: the one that answers
+    /// `URLSession.shared`. Sessions given an engine of their own (``StubEngine/install(into:)``) do not change it.
     public static var currentEngine: StubEngine? {
         servingEngine.withLock { $0 }
     }
+
+    /// Which engine this class answers for: overridden by each slot class (`StubURLProtocol+Slots.swift`);
+    /// ``StubURLProtocol`` itself serves the process-wide engine.
+    class var route: Route { .processWide }
 
     /// Bytes handed to the client at a time when the body is streamed.
     static let streamingChunkSize = 64 * 1024
@@ -53,7 +63,8 @@ public final class StubURLProtocol: URLProtocol {
 
     // MARK: URLProtocol
 
-    /// Takes a request when some active rule could answer it, or the kill switch is on.
+    /// Takes a request when some active rule of the session's engine could answer it, or its kill switch
+    /// is on, or the session's engine is gone (the request then fails, naming why).
     ///
     /// A body that travels as `httpBodyStream` cannot be read here (it can be read once, and Apple's
     /// URLSession hands most bodies over that way), so such a request is taken when a rule would answer
@@ -61,9 +72,7 @@ public final class StubURLProtocol: URLProtocol {
     /// (see `StubLoad`) and decides for real, and forwards the request to the network if no rule
     /// matches after all.
     public override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        guard let engine = currentEngine else { return false }
-        return engine.handles(request)
+        takes(request, answerer: answerer(for: route))
     }
 
     /// The request unchanged: stubs match what the app sent.
@@ -73,9 +82,10 @@ public final class StubURLProtocol: URLProtocol {
 
     /// Answers the request from the engine: a stubbed response, a simulated failure, a refusal, or the network.
     public override func startLoading() {
-        guard let engine = Self.currentEngine else {
+        let answerer = Self.answerer(for: type(of: self).route)
+        guard case .engine(let engine) = answerer else {
             guard !state.withLock({ $0.takeStopBeforeStart() }) else { return }
-            client?.urlProtocol(self, didFailWithError: URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: "StubKit: no stub engine is active"]))
+            client?.urlProtocol(self, didFailWithError: Self.refusal(by: answerer) ?? URLError(.unknown))
             return
         }
         let load = StubLoad(instance: self, engine: engine, task: task)

@@ -8,15 +8,18 @@ import StubKitTestSupport
 
 extension URLProtocolSuites {
 /// Issue 4 through real URLSession requests: conditions, responses, sequences, scenarios, templates,
-/// the journal and waiting. One process-wide engine serves StubURLProtocol, so these run one at a time.
+/// the journal and waiting. Some measure delays, so these run one at a time.
 @Suite(.serialized)
 struct RicherStubsTests {
     static let now = ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z")!
     let api = "https://api.takeaway.example"
+    /// A stubbed session is answered only while its engine lives: the engines of sessions a test keeps alone.
+    private let engines = Locked<[StubEngine]>([])
 
     func engine(seed: UInt64 = 42, killSwitch: Bool = true) throws -> (StubEngine, URLSession) {
         let engine = StubEngine(killSwitch: killSwitch, now: Self.now, seed: seed)
         try engine.activate(folder: PackagePaths.stubBundles.appendingPathComponent("order_flow"))
+        engines.withLock { $0.append(engine) }
         return (engine, URLSession(configuration: .stubbed(by: engine, base: .ephemeral)))
     }
 
@@ -25,6 +28,7 @@ struct RicherStubsTests {
         let folder = try TemporaryFolder()
         let engine = StubEngine(killSwitch: true, now: Self.now)
         try folder.activate(engine, bundle: "t", rules: rules, files: files)
+        engines.withLock { $0.append(engine) }
         return (engine, URLSession(configuration: .stubbed(by: engine, base: .ephemeral)), folder)
     }
 

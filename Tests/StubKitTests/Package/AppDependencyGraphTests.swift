@@ -8,7 +8,7 @@ import Testing
 /// depends on this repository by path, asked for its resolved dependency tree.
 @Suite("App dependency graph")
 struct AppDependencyGraphTests {
-    @Test("an app that adds StubKit and StubKitTesting resolves no other package")
+    @Test("an app that adds StubKit, StubKitTesting and StubKitUnitTesting resolves no other package")
     func appResolvesStubKitAlone() throws {
         let swift = try #require(ChildProcess.onPath("swift"), "swift is not on PATH")
         let dependencies = try Self.resolvedDependencies(swift: swift, traits: nil)
@@ -39,6 +39,7 @@ struct AppDependencyGraphTests {
             targets: [.target(name: "App", dependencies: [
                 .product(name: "StubKit", package: "\(PackagePaths.root.lastPathComponent)"),
                 .product(name: "StubKitTesting", package: "\(PackagePaths.root.lastPathComponent)"),
+                .product(name: "StubKitUnitTesting", package: "\(PackagePaths.root.lastPathComponent)"),
             ])]
         )
         """

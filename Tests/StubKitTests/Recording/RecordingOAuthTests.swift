@@ -30,8 +30,10 @@ struct RecordingOAuthTests {
         let headers = ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic c2VrcmV0LWNsaWVudA"]
 
         let recorder = try Recorder(configuration: RecorderConfiguration(template: "oauth", folder: folder.url))
-        let recording = URLSession(configuration: .stubbed(by: StubEngine(recorder: recorder), base: .ephemeral))
+        let recordingEngine = StubEngine(recorder: recorder)
+        let recording = URLSession(configuration: .stubbed(by: recordingEngine, base: .ephemeral))
         let live = await recording.result("POST", url, body: form, headers: headers)
+        withExtendedLifetime(recordingEngine) {}
         #expect(live.error == nil && live.status == 200, "\(live.error.map { "\($0)" } ?? "")")
         backend.stop()
 

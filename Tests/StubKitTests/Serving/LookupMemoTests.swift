@@ -133,13 +133,15 @@ extension URLProtocolSuites {
             let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
             defer { session.finishTasksAndInvalidate() }
             let whole = LookupMemoTests().request("POST", "/orders", body: "b")
-            #expect(StubURLProtocol.canInit(with: whole))
+            // The class the session's configuration holds: the one that names this engine.
+            let protocolClass = StubURLProtocol.protocolClass(for: engine)
+            #expect(protocolClass.canInit(with: whole))
             #expect(engine.lookups.count == 1)
             var streamed = whole
             streamed.httpBody = nil
             streamed.httpBodyStream = InputStream(data: Data("b".utf8))
             let client = RecordingProtocolClient()
-            let instance = StubURLProtocol(request: streamed, cachedResponse: nil, client: client)
+            let instance = protocolClass.init(request: streamed, cachedResponse: nil, client: client)
             instance.startLoading()
             #expect(await Eventually.becomesTrue(within: 10) { client.calls.withLock { $0.contains("finish") } })
             #expect(engine.journal.entries.map(\.status) == [202])

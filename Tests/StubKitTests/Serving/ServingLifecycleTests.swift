@@ -120,7 +120,7 @@ struct ServingLifecycleTests {
         defer { session.finishTasksAndInvalidate() }
         let client = RecordingProtocolClient()
         for path in ["/quick-delay", "/drip", "/big"] {
-            let instance = StubURLProtocol(request: URLRequest(url: URL(string: "https://life.test\(path)")!), cachedResponse: nil, client: client)
+            let instance = StubURLProtocol.protocolClass(for: engine).init(request: URLRequest(url: URL(string: "https://life.test\(path)")!), cachedResponse: nil, client: client)
             instance.stopLoading()
             instance.startLoading()
             instance.stopLoading()
@@ -141,7 +141,7 @@ struct ServingLifecycleTests {
         let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
         defer { session.finishTasksAndInvalidate() }
         let client = RecordingProtocolClient()
-        let instance = StubURLProtocol(request: URLRequest(url: URL(string: "https://life.test/big")!), cachedResponse: nil, client: client)
+        let instance = StubURLProtocol.protocolClass(for: engine).init(request: URLRequest(url: URL(string: "https://life.test/big")!), cachedResponse: nil, client: client)
         instance.stopLoading()
         instance.startLoading()
         #expect(client.calls.withLock { $0 } == [])

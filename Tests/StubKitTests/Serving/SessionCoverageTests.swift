@@ -42,7 +42,7 @@ struct SessionCoverageTests {
         defer { engine.unregister() }
         #expect(URLSessionConfiguration.default.protocolClasses?.contains { $0 == StubURLProtocol.self } != true)
         let configuration = URLSessionConfiguration.stubbed(by: engine)
-        #expect(configuration.protocolClasses?.first == StubURLProtocol.self)
+        #expect(configuration.protocolClasses?.first is StubURLProtocol.Type)
     }
 
     @Test("the forwarder's configuration drops StubURLProtocol, so a forwarded request cannot loop back")
@@ -52,6 +52,9 @@ struct SessionCoverageTests {
         StubURLProtocol.prepend(to: covered)
         let configuration = Forwarder.configuration(from: covered)
         #expect(configuration.protocolClasses?.contains { $0 == StubURLProtocol.self } == false)
+        // Nor one an engine was installed into.
+        StubEngine().install(into: covered)
+        #expect(Forwarder.configuration(from: covered).protocolClasses?.contains { $0 is StubURLProtocol.Type } == false)
         #expect(configuration.httpCookieStorage == nil)
         #expect(Forwarder.shared.protocolClasses.contains { $0 == StubURLProtocol.self } == false)
     }
@@ -63,7 +66,7 @@ struct SessionCoverageTests {
         let cache = base.urlCache
         let configuration = URLSessionConfiguration.stubbed(by: engine, base: base)
         #expect(configuration.urlCache == nil)
-        #expect(configuration.protocolClasses?.first == StubURLProtocol.self)
+        #expect(configuration.protocolClasses?.first is StubURLProtocol.Type)
         #expect(base.urlCache === cache)
         #expect(URLSessionConfiguration.stubbed(by: engine, base: base, keepingURLCache: true).urlCache === cache)
         engine.unregister()

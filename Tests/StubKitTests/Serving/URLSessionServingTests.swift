@@ -7,8 +7,8 @@ import Testing
 import StubKitTestSupport
 
 extension URLProtocolSuites {
-/// End-to-end requests through real `URLSession`s. One process-wide engine serves `StubURLProtocol`,
-/// so these tests share global state and run one at a time.
+/// End-to-end requests through real `URLSession`s. One test registers the process-wide engine and
+/// several measure timing, so these run one at a time.
 @Suite(.serialized)
 struct URLSessionServingTests {
     static let rules = """
