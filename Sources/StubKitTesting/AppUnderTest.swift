@@ -46,10 +46,15 @@ public final class AppUnderTest: @unchecked Sendable {
     /// Starts `executable` with the configuration's arguments (then `arguments`) and environment (over
     /// this process's, without its `STUB_…` variables, so the child sees only what the test gives it).
     ///
-    /// - Parameter control: the runtime control to steer the app with (from
-    ///   ``AppLaunchConfiguration/enableRuntimeControl(timeout:)`` or ``AppControl/init(timeout:)``):
-    ///   its settings go into the app's environment, and when the app exits, its calls fail at once
-    ///   with the exit status.
+    /// - Parameters:
+    ///   - executable: the app to start.
+    ///   - configuration: its stubs, flags, clock and seed.
+    ///   - arguments: the app's own arguments, after the generated ones.
+    ///   - currentDirectory: the app's working directory; this process's by default.
+    ///   - control: the runtime control to steer the app with (from
+    ///     ``AppLaunchConfiguration/enableRuntimeControl(timeout:)`` or ``AppControl/init(timeout:)``):
+    ///     its settings go into the app's environment, and when the app exits, its calls fail at once
+    ///     with the exit status.
     public static func launch(_ executable: URL, with configuration: AppLaunchConfiguration, arguments: [String] = [],
                               currentDirectory: URL? = nil, control: AppControl? = nil) throws -> AppUnderTest {
         try AppUnderTest(executable: executable, configuration: configuration, arguments: arguments, currentDirectory: currentDirectory,
