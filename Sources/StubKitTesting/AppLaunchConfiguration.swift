@@ -79,6 +79,18 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
         set { stubs.liveJournalPath = newValue }
     }
 
+    /// Starts runtime control for the app launched with this configuration: the returned
+    /// ``AppControl`` listens on 127.0.0.1, and ``launchEnvironment`` from now on tells the app where to
+    /// connect and carries the token that proves this runner launched it.
+    ///
+    /// - Parameter timeout: seconds each ``AppControl`` call waits for the app.
+    /// - Throws: a socket error when no loopback port can be opened.
+    public mutating func enableRuntimeControl(timeout: TimeInterval = 60) throws -> AppControl {
+        let control = try AppControl(timeout: timeout)
+        stubs.control = control.settings
+        return control
+    }
+
     /// Adds templates on top of those already set.
     public func layering(_ templates: String...) -> AppLaunchConfiguration {
         var copy = self
@@ -105,6 +117,8 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
     public var launchEnvironment: [String: String] {
         var variables: [String: String] = [:]
         if !bundlePaths.isEmpty { variables[StubLaunchSettings.bundlesPathVariable] = bundlePaths.joined(separator: ":") }
+        // In the environment, never the arguments: `ps` shows arguments to every user of the machine.
+        if let control = stubs.control { variables.merge(control.launchEnvironment) { _, new in new } }
         return variables.merging(environment) { _, own in own }
     }
 }

@@ -45,13 +45,26 @@ public final class AppUnderTest: @unchecked Sendable {
 
     /// Starts `executable` with the configuration's arguments (then `arguments`) and environment (over
     /// this process's, without its `STUB_…` variables, so the child sees only what the test gives it).
+    ///
+    /// - Parameters:
+    ///   - executable: the app to start.
+    ///   - configuration: its stubs, flags, clock and seed.
+    ///   - arguments: the app's own arguments, after the generated ones.
+    ///   - currentDirectory: the app's working directory; this process's by default.
+    ///   - control: the runtime control to steer the app with (from
+    ///     ``AppLaunchConfiguration/enableRuntimeControl(timeout:)`` or ``AppControl/init(timeout:)``):
+    ///     its settings go into the app's environment, and when the app exits, its calls fail at once
+    ///     with the exit status.
     public static func launch(_ executable: URL, with configuration: AppLaunchConfiguration, arguments: [String] = [],
-                              currentDirectory: URL? = nil) throws -> AppUnderTest {
-        try AppUnderTest(executable: executable, configuration: configuration, arguments: arguments, currentDirectory: currentDirectory)
+                              currentDirectory: URL? = nil, control: AppControl? = nil) throws -> AppUnderTest {
+        try AppUnderTest(executable: executable, configuration: configuration, arguments: arguments, currentDirectory: currentDirectory,
+                         control: control)
     }
 
-    private init(executable: URL, configuration: AppLaunchConfiguration, arguments: [String], currentDirectory: URL?) throws {
+    private init(executable: URL, configuration: AppLaunchConfiguration, arguments: [String], currentDirectory: URL?,
+                 control: AppControl?) throws {
         var configuration = configuration
+        if let control { configuration.stubs.control = control.settings }
         ownsJournalFile = configuration.liveJournalPath == nil
         if ownsJournalFile {
             configuration.liveJournalPath = FileManager.default.temporaryDirectory
@@ -71,7 +84,10 @@ public final class AppUnderTest: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = out
         process.standardError = err
-        process.terminationHandler = { [exited] _ in exited.signal() }
+        process.terminationHandler = { [exited] process in
+            control?.appExited(status: process.terminationStatus)
+            exited.signal()
+        }
         try Self.withSignalsUnblocked { try process.run() }
         #if canImport(Darwin)
         // A write to the input of an app that has exited must fail, not kill the test runner: on this

@@ -41,6 +41,20 @@ package struct BundleLocator: Sendable {
         return nil
     }
 
+    /// The folder of a template, or the error an app reports for a name it cannot find: the folders
+    /// searched, the templates found and the closest name.
+    package func requireFolder(for template: String) throws(StubKitError) -> URL {
+        guard Self.isValidTemplateName(template) else {
+            throw .invalidLaunchSetting("\(StubLaunchSettings.templatePrefix)\(template): a template name is the name of a bundle folder, without '/', '\\' or '..'")
+        }
+        guard let folder = folder(for: template) else {
+            let available = availableTemplates()
+            throw .unknownTemplate(name: template, searched: searchFolders.map(\.path), available: available,
+                                   suggestion: Suggestion.closest(to: template, in: available))
+        }
+        return folder
+    }
+
     /// Whether a template name is a plain folder name: no `/`, `\\`, NUL, and not `.` or `..`, so a
     /// launch argument can never name a folder outside the search folders.
     package static func isValidTemplateName(_ name: String) -> Bool {

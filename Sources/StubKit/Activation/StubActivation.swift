@@ -9,7 +9,11 @@ import Foundation
 /// ```
 ///
 /// With no `STUB_…` argument or variable it does nothing and returns `nil`, so the production app
-/// behaves exactly as without StubKit.
+/// behaves exactly as without StubKit: it opens no file and no socket.
+///
+/// When the runner that launched the app asked for runtime control (`STUB_CONTROL` and
+/// `STUB_CONTROL_TOKEN` in the environment, see <doc:UITestsAcrossProcesses>), the app connects out
+/// to the runner on 127.0.0.1 and applies its commands while it runs.
 public struct StubActivation: Sendable {
     /// The engine serving the activated bundles.
     public let engine: StubEngine
@@ -18,6 +22,9 @@ public struct StubActivation: Sendable {
     public let folders: [URL]
     /// Notes and warnings from loading (errors make activation throw in strict mode).
     public let diagnostics: [Diagnostic]
+    /// The connection to the test runner that steers this app (runtime control); `nil` unless the
+    /// launch environment asked for it.
+    package var control: ControlConnection? = nil
 
     /// Activates stubbing from the process's own launch arguments and environment.
     ///
@@ -40,8 +47,12 @@ public struct StubActivation: Sendable {
         // A STUB_ setting that cannot be read asked for something: an error, never a production start.
         guard !configuration.isEmpty || !configuration.problems.isEmpty else { return nil }
         let locator = BundleLocator(explicitFolder: bundlesFolder, environment: environment)
-        let activation = try prepare(configuration, locator: locator, mode: mode)
+        var activation = try prepare(configuration, locator: locator, mode: mode)
         if register { activation.engine.register() }
+        // Only when the runner asked, and after the bundles are in place: its first command sees them.
+        if let control = configuration.control {
+            activation.control = try ControlConnection.start(control, handler: ControlCommandHandler(engine: activation.engine, locator: locator))
+        }
         return activation
     }
 
@@ -53,15 +64,7 @@ public struct StubActivation: Sendable {
         let plan = try RecordingPlan(configuration, locator: locator)
         var templateFolders: [URL] = []
         for template in configuration.templates {
-            guard BundleLocator.isValidTemplateName(template) else {
-                throw .invalidLaunchSetting("\(StubLaunchSettings.templatePrefix)\(template): a template name is the name of a bundle folder, without '/', '\\' or '..'")
-            }
-            guard let folder = locator.folder(for: template) else {
-                let available = locator.availableTemplates()
-                throw .unknownTemplate(name: template, searched: locator.searchFolders.map(\.path), available: available,
-                                       suggestion: Suggestion.closest(to: template, in: available))
-            }
-            templateFolders.append(folder)
+            templateFolders.append(try locator.requireFolder(for: template))
         }
         templateFolders += plan.replayFolders
         // A replayed recording sees the time it was recorded at, unless STUB_NOW says otherwise.
@@ -75,9 +78,7 @@ public struct StubActivation: Sendable {
             folders.append(folder)
         }
         if let path = configuration.liveJournalPath {
-            let rules = engine.activeBundles.flatMap { bundle in
-                bundle.rules.map { LiveJournalLine.Rule(bundle: bundle.template, name: $0.displayName, location: $0.source.locationDescription, keyPath: $0.source.keyPath) }
-            }
+            let rules = engine.activeBundles.flatMap(LiveJournalLine.Rule.rules(of:))
             engine.journal.startLiveJournal(try LiveJournalWriter(path: path), rules: rules)
         }
         return StubActivation(engine: engine, configuration: configuration, folders: folders, diagnostics: diagnostics)

@@ -31,6 +31,8 @@ package struct StubLaunchSettings: Sendable, Hashable {
     package var recording: RecordingLaunchSettings?
     /// The live journal file (`STUB_JOURNAL_LIVE=<file>`) a test runner reads while the app runs.
     package var liveJournalPath: String?
+    /// Runtime control (`STUB_CONTROL`, `STUB_CONTROL_TOKEN`; environment only): the runner to report to.
+    package var control: ControlLaunchSettings?
     /// Arguments and variables that start with `STUB_` but could not be understood.
     package var problems: [String] = []
 
@@ -42,7 +44,7 @@ package struct StubLaunchSettings: Sendable, Hashable {
     }
 
     /// Whether anything asks for stubbing at all; when not, an app starts exactly as in production.
-    package var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil && liveJournalPath == nil }
+    package var isEmpty: Bool { templates.isEmpty && !killSwitch && recording == nil && liveJournalPath == nil && control == nil }
 
     package init(arguments: [String], environment: [String: String]) {
         var templates: [String] = []
@@ -129,7 +131,9 @@ package struct StubLaunchSettings: Sendable, Hashable {
         self.seed = seed
         let (recording, recordingProblems) = RecordingLaunchSettings.parse(arguments: arguments, environment: environment)
         self.recording = recording
-        self.problems = problems + recordingProblems
+        let (control, controlProblems) = ControlLaunchSettings.parse(environment: environment)
+        self.control = control
+        self.problems = problems + recordingProblems + controlProblems
         self.liveJournalPath = Self.value(of: Self.liveJournalVariable, arguments: arguments, environment: environment)
     }
 
@@ -169,6 +173,7 @@ package struct StubLaunchSettings: Sendable, Hashable {
     }
 
     /// Launch arguments that ask for this configuration: what a UI test passes to the app it launches.
+    /// Runtime control is not among them: its token goes in the environment (``control``), which `ps` does not show.
     package var launchArguments: [String] {
         var arguments = templates.map { Self.templatePrefix + $0 } + (killSwitch ? [Self.killSwitchFlag] : [])
         if let now { arguments.append("\(Self.nowPrefix)=\(ISO8601DateFormatter().string(from: now))") }

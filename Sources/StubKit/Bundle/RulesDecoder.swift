@@ -127,6 +127,16 @@ struct RulesDecoder {
 
     // MARK: One rule
 
+    /// One rule object on its own, as a test runner adds it at runtime: decoded and checked as an
+    /// item of a bundle's rule list (without top-level defaults), under the key path `rule`. `nil`
+    /// when it has an error; the diagnostics say why.
+    mutating func decodeSingleRule(_ value: SourceValue) -> StubRule? {
+        let errorsBefore = errorCount
+        let rule = decodeRule(value, index: 0, keyPath: "rule", defaults: Defaults())
+        reportLegacyKeys()
+        return errorCount == errorsBefore ? rule : nil
+    }
+
     /// One rule: its keys read one by one, then the checks that span keys, then its templates and its
     /// sequence of responses.
     private mutating func decodeRule(_ value: SourceValue, index: Int, keyPath: String, defaults: Defaults) -> StubRule? {

@@ -5,8 +5,8 @@ import FoundationNetworking
 
 /// Loads stub bundles, keeps the active set, and answers requests from it.
 ///
-/// Thread-safe: the active bundles, their index, the scenario states and the hit counts sit behind one
-/// lock. When no active rule is stateful (no sequence, scenario or random delay), a lookup takes the
+/// Thread-safe: the active bundles, the rules added at runtime, their index, the scenario states, the
+/// hit counts and the fixed time sit behind one lock. When no active rule is stateful (no sequence, scenario or random delay), a lookup takes the
 /// immutable index and matches without holding the lock; otherwise matching and advancing the state
 /// happen under the lock, so concurrent requests never see a half-advanced sequence.
 public final class StubEngine: Sendable {
@@ -20,8 +20,10 @@ public final class StubEngine: Sendable {
 
     /// Whether bundles with errors are refused or partly served.
     public let mode: Mode
-    /// The fixed "now" that templates see (`STUB_NOW`); `nil` means the real clock.
-    public let fixedNow: Date?
+    /// The fixed "now" that templates see (`STUB_NOW`, or ``setNow(_:)`` later); `nil` means the real clock.
+    public var fixedNow: Date? {
+        state.withLock { $0.fixedNow }
+    }
     /// The seed of random delays (`STUB_SEED`).
     public let seed: UInt64
     /// Every request the engine answered, refused or passed through, within the journal's limits.
@@ -29,15 +31,22 @@ public final class StubEngine: Sendable {
     /// Records what goes to the network into a bundle (record mode); `nil` when not recording.
     public let recorder: Recorder?
     private let loader: BundleLoader
-    private let state: Locked<Shared>
+    /// Internal so that the engine's extensions (rules added at runtime) change it under the same lock.
+    let state: Locked<Shared>
     /// What `canInit` found, for `startLoading` (see ``LookupMemo``).
     let lookups = LookupMemo()
 
     /// Everything that changes, replaced or updated under one lock.
     struct Shared: Sendable {
         var bundles: [StubBundle] = []
+        /// Rules added at runtime (``addRule(_:)``), each a one-rule bundle, in the order added; they sit
+        /// above every template in the index.
+        var addedRules: [AddedRule] = []
+        /// How many rules were ever added, for their ids.
+        var addedRuleCount = 0
         var index = RuleIndex(bundles: [])
         var killSwitch = false
+        var fixedNow: Date?
         /// Scenario name to current state; absent means ``ScenarioCondition/initialState``.
         var scenarioStates: [String: String] = [:]
         /// How many times each stateful rule has answered.
@@ -66,14 +75,18 @@ public final class StubEngine: Sendable {
         self.journal = StubJournal(limits: journalLimits)
         self.recorder = recorder
         self.mode = mode
-        self.fixedNow = now
         self.seed = seed
         self.loader = BundleLoader(options: loaderOptions)
-        self.state = Locked(Shared(killSwitch: killSwitch))
+        self.state = Locked(Shared(killSwitch: killSwitch, fixedNow: now))
     }
 
     /// The time templates see.
     public var now: Date { fixedNow ?? Date() }
+
+    /// Fixes the time templates see from now on, or with `nil` returns them to the real clock.
+    public func setNow(_ date: Date?) {
+        state.withLock { $0.fixedNow = date }
+    }
 
     // MARK: Activation
 
@@ -104,10 +117,20 @@ public final class StubEngine: Sendable {
     package func activate(_ bundle: StubBundle) {
         let bundle = Self.withCachedHeaderFields(bundle)
         state.withLock { shared in
-            shared.bundles.append(bundle)
-            shared.index = RuleIndex(bundles: shared.bundles)
+            shared.changeLayers { $0.bundles.append(bundle) }
         }
         lookups.removeAll()
+    }
+
+    /// Puts a freshly loaded bundle on top: a template already active is taken off first and its
+    /// scenarios and sequences restart (see ``replace(template:with:)``), so activating one again
+    /// reloads it and moves it up rather than stacking a second copy.
+    package func activateOrReload(_ bundle: StubBundle) {
+        if activeTemplates.contains(bundle.template) {
+            replace(template: bundle.template, with: bundle)
+        } else {
+            activate(bundle)
+        }
     }
 
     /// Deactivates every bundle of `template` in one step: a request answered meanwhile sees the
@@ -123,7 +146,7 @@ public final class StubEngine: Sendable {
         state.withLock { shared in
             shared.bundles.removeAll { $0.template == template }
             if let bundle { shared.bundles.append(bundle) }
-            shared.index = RuleIndex(bundles: shared.bundles)
+            shared.rebuildIndex()
             shared.scenarioStates = [:]
             shared.hits = [:]
         }
@@ -131,7 +154,7 @@ public final class StubEngine: Sendable {
     }
 
     /// Rules built or changed in code may not have their headers prepared; loaded ones have.
-    private static func withCachedHeaderFields(_ bundle: StubBundle) -> StubBundle {
+    static func withCachedHeaderFields(_ bundle: StubBundle) -> StubBundle {
         var bundle = bundle
         for i in bundle.rules.indices {
             if bundle.rules[i].response.cachedHeaderFields == nil { bundle.rules[i].response.cacheHeaderFields() }
@@ -145,11 +168,13 @@ public final class StubEngine: Sendable {
         return bundle
     }
 
-    /// Deactivates every bundle and returns every scenario to its initial state and every sequence to
-    /// its first response. The kill switch keeps its setting; the journal is cleared separately.
+    /// Deactivates every bundle, removes the rules added at runtime, and returns every scenario to its
+    /// initial state and every sequence to its first response. The kill switch and the time keep their
+    /// settings; the journal is cleared separately.
     public func reset() {
         state.withLock { shared in
             shared.bundles = []
+            shared.addedRules = []
             shared.index = RuleIndex(bundles: [])
             shared.scenarioStates = [:]
             shared.hits = [:]
@@ -188,6 +213,12 @@ public final class StubEngine: Sendable {
     /// The current state of a scenario.
     public func scenarioState(_ scenario: String) -> String {
         state.withLock { $0.scenarioStates[scenario] ?? ScenarioCondition.initialState }
+    }
+
+    /// Moves a scenario to `newState` for the requests that start from now on, as a rule's `setState`
+    /// would; every scenario starts in the state `Started`.
+    public func setScenarioState(_ scenario: String, to newState: String) {
+        state.withLock { $0.scenarioStates[scenario] = newState }
     }
 
     var snapshot: Shared {

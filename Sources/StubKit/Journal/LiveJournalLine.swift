@@ -6,7 +6,8 @@ import Foundation
 /// Version 1 of the format: each line is one JSON object followed by `\n`, with `"v": 1` and `"kind"`:
 ///
 /// - `"rules"`: the rules of the active bundles, written when the app activates (`rules`: an array of
-///   `{bundle, name, location, keyPath}`), so a runner can tell which rules were never used.
+///   `{bundle, name, location, keyPath}`), so a runner can tell which rules were never used; written
+///   again, with only the new rules, for each template activated and rule added at runtime.
 /// - `"request"`: one journal entry: `id`, `startedAt` (ISO 8601 with milliseconds), `duration`
 ///   (seconds), `method`, `url`, `requestHeaders`, `requestBody` (UTF-8 text) or `requestBodyBase64`,
 ///   `requestBodySize`, `requestBodyTruncated`, `bundle`, `rule` (`{name, location, keyPath}`),
@@ -25,6 +26,11 @@ package enum LiveJournalLine: Sendable {
         package var name: String
         package var location: String
         package var keyPath: String
+
+        /// The rules of a bundle, as a `rules` line lists them.
+        package static func rules(of bundle: StubBundle) -> [Rule] {
+            bundle.rules.map { Rule(bundle: bundle.template, name: $0.displayName, location: $0.source.locationDescription, keyPath: $0.source.keyPath) }
+        }
     }
 
     package static let formatVersion = 1

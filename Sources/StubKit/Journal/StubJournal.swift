@@ -140,6 +140,14 @@ public final class StubJournal: Sendable {
         }
     }
 
+    /// Writes a `rules` line for rules activated after the start (runtime control), so the runner
+    /// knows them too; nothing without a live journal.
+    func announceRules(_ rules: [LiveJournalLine.Rule]) {
+        state.withLock { state in
+            state.live?.append(.rules(rules))
+        }
+    }
+
     private static func cut(_ entry: inout JournalEntry, to limit: Int) {
         if let body = entry.request.body, body.count > limit {
             entry.request.body = body.prefix(limit)

@@ -51,11 +51,7 @@ final class AdminAPI: Sendable {
             throw Failure(status: 422, message: "template '\(template)' has errors: \(error)")
         }
         // Activated again (a test's set-up each time): loaded afresh and moved on top, never stacked twice.
-        if engine.activeTemplates.contains(bundle.template) {
-            engine.replace(template: bundle.template, with: bundle)
-        } else {
-            engine.activate(bundle)
-        }
+        engine.activateOrReload(bundle)
         return diagnostics
     }
 
