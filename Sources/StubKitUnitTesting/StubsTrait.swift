@@ -29,6 +29,8 @@ public struct StubsTrait: TestTrait, SuiteTrait, TestScoping {
     public var resources: URL?
     /// Whether each request the kill switch refused is recorded as an issue of the test.
     public var reportsMisses: Bool
+    /// The table the engine takes its slot in (tests of this package use a small one).
+    package var slots: Locked<EngineSlots> = StubURLProtocol.slots
 
     /// Each test of a suite gets its own stubs.
     public var isRecursive: Bool { true }
@@ -37,7 +39,7 @@ public struct StubsTrait: TestTrait, SuiteTrait, TestScoping {
     /// misses (unless ``reportsMisses`` is false).
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         let stubs = try TestStubs(templates: templates, killSwitch: killSwitch, now: now, seed: seed, lenient: lenient,
-                                  bundlesFolder: bundlesFolder, resources: resources)
+                                  bundlesFolder: bundlesFolder, resources: resources, slots: slots)
         defer {
             if reportsMisses {
                 for miss in stubs.misses { Issue.record(Comment(rawValue: miss), sourceLocation: test.sourceLocation) }
