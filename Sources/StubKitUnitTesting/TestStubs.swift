@@ -20,6 +20,8 @@ public final class TestStubs: Sendable {
     public let folders: [URL]
     /// A session answered by ``engine`` (ephemeral, no URL cache); invalidated when the test ends.
     public let session: URLSession
+    /// The protocol class that routes a configuration's requests to ``engine``.
+    private let protocolClass: StubURLProtocol.Type
 
     /// Loads `templates` into a new engine, found as `StubActivation` finds them: `bundlesFolder`, then
     /// `resources` and its `StubBundles` folder, then each folder in `STUB_BUNDLES_PATH`, the main
@@ -33,9 +35,18 @@ public final class TestStubs: Sendable {
     ///   - lenient: serve the sound rules of a bundle with errors instead of refusing it.
     ///   - bundlesFolder: a folder to search first.
     ///   - resources: a resource folder to search next, such as `Bundle.module.resourceURL`.
-    /// - Throws: `StubKitError` for an unknown template (with the closest name) or a bundle with errors.
-    public init(templates: [String], killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0, lenient: Bool = false,
-                bundlesFolder: URL? = nil, resources: URL? = nil) throws(StubKitError) {
+    /// - Throws: `StubKitError` for an unknown template (with the closest name) or a bundle with errors,
+    ///   and when as many engines with sessions of their own are alive as StubKit can route (256: for
+    ///   example a parameterized test with more cases, which Swift Testing runs at once).
+    public convenience init(templates: [String], killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0, lenient: Bool = false,
+                            bundlesFolder: URL? = nil, resources: URL? = nil) throws(StubKitError) {
+        try self.init(templates: templates, killSwitch: killSwitch, now: now, seed: seed, lenient: lenient,
+                      bundlesFolder: bundlesFolder, resources: resources, slots: StubURLProtocol.slots)
+    }
+
+    /// As the public initializer, taking the engine's slot in `slots` (tests use a small table of their own).
+    package init(templates: [String], killSwitch: Bool = false, now: Date? = nil, seed: UInt64 = 0, lenient: Bool = false,
+                 bundlesFolder: URL? = nil, resources: URL? = nil, slots: Locked<EngineSlots>) throws(StubKitError) {
         var locator = BundleLocator(explicitFolder: bundlesFolder, environment: ProcessInfo.processInfo.environment)
         if let resources {
             let folders = [resources, resources.appendingPathComponent("StubBundles", isDirectory: true)].map(\.standardizedFileURL)
@@ -46,14 +57,15 @@ public final class TestStubs: Sendable {
         let activation = try StubActivation.prepare(settings, locator: locator, mode: lenient ? .lenient : .strict)
         engine = activation.engine
         folders = activation.folders
-        session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        protocolClass = try engine.ownProtocolClass(in: slots)
+        session = URLSession(configuration: .stubbed(answeredBy: protocolClass, base: .ephemeral))
     }
 
     /// The test's requests, as its engine journalled them.
     public var journal: StubJournal { engine.journal }
 
     /// A new configuration answered by ``engine``, for a session the code under test makes itself.
-    public var configuration: URLSessionConfiguration { .stubbed(by: engine, base: .ephemeral) }
+    public var configuration: URLSessionConfiguration { .stubbed(answeredBy: protocolClass, base: .ephemeral) }
 
     /// One line per request the kill switch refused: the request and the rules that nearly matched it.
     public var misses: [String] {

@@ -17,6 +17,13 @@ final class UseStubsXCTests: XCTestCase {
         XCTAssertEqual(stubs.journal.entries.map(\.request.url.path), ["/echo/7"])
     }
 
+    func testExpectedMissIsNotReportedWithReportsMissesOff() async throws {
+        let stubs = try useStubs("unit_echo", killSwitch: true, bundle: .module, reportsMisses: false)
+        let result = await stubs.session.result("GET", "https://unit.test/order")
+        XCTAssertNil(result.status)
+        XCTAssertEqual(stubs.misses.count, 1, "\(stubs.misses)")
+    }
+
     func testUnknownTemplateThrowsWithTheClosestName() {
         XCTAssertThrowsError(try useStubs("unit_ecko", bundle: .module)) { error in
             XCTAssertTrue("\(error)".contains("did you mean 'unit_echo'"), "\(error)")

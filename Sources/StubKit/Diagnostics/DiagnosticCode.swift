@@ -72,6 +72,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
 
     // MARK: Activation
     package static let unknownTemplate = DiagnosticCode("SK060", .error, "a launch argument names a template that no search folder has")
+    package static let tooManyEngines = DiagnosticCode("SK061", .error, "more StubEngines with sessions of their own alive at once than StubKit can route")
 
     // MARK: Values that can never work
     package static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
@@ -97,7 +98,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
-        .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate,
+        .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate, .tooManyEngines,
         .invalidHeader, .delayTooLong, .plusInQueryValue,
         .backtrackingRegex, .alwaysCheckedRegex,
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,

@@ -35,6 +35,8 @@ public final class StubEngine: Sendable {
     let state: Locked<Shared>
     /// What `canInit` found, for `startLoading` (see ``LookupMemo``).
     let lookups = LookupMemo()
+    /// The slot this engine's own sessions route through, freed when the engine goes (see ``EngineSlots``).
+    let slotLease = SlotLease()
 
     /// Everything that changes, replaced or updated under one lock.
     struct Shared: Sendable {

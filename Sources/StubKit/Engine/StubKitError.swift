@@ -7,6 +7,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         case bundleHasErrors(template: String, diagnostics: [Diagnostic])
         case unknownTemplate(name: String, searched: [String], available: [String], suggestion: String?)
         case invalidLaunchSetting(String)
+        case noEngineSlot(limit: Int)
     }
 
     private let kind: Kind
@@ -23,11 +24,15 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         StubKitError(kind: .invalidLaunchSetting(problem))
     }
 
+    static func noEngineSlot(limit: Int) -> StubKitError {
+        StubKitError(kind: .noEngineSlot(limit: limit))
+    }
+
     /// The diagnostics behind the error (empty for an unknown template).
     public var diagnostics: [Diagnostic] {
         switch kind {
         case .bundleHasErrors(_, let diagnostics): return diagnostics
-        case .unknownTemplate, .invalidLaunchSetting: return []
+        case .unknownTemplate, .invalidLaunchSetting, .noEngineSlot: return []
         }
     }
 
@@ -36,7 +41,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         switch kind {
         case .bundleHasErrors(let template, _): return template
         case .unknownTemplate(let name, _, _, _): return name
-        case .invalidLaunchSetting: return ""
+        case .invalidLaunchSetting, .noEngineSlot: return ""
         }
     }
 
@@ -46,6 +51,7 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
         case .bundleHasErrors(_, let diagnostics): return diagnostics.errors.first?.code ?? .unreadableFile
         case .unknownTemplate: return .unknownTemplate
         case .invalidLaunchSetting: return .invalidValue
+        case .noEngineSlot: return .tooManyEngines
         }
     }
 
@@ -64,6 +70,8 @@ public struct StubKitError: Error, Sendable, CustomStringConvertible, LocalizedE
             return text
         case .invalidLaunchSetting(let problem):
             return "invalid StubKit launch setting: \(problem) [\(DiagnosticCode.invalidValue)]"
+        case .noEngineSlot(let limit):
+            return "this StubEngine cannot have sessions of its own: \(limit) StubEngines that have sessions of their own are alive, the most StubKit routes at once; release the engines (and their sessions) that are no longer used, or run fewer stubbing tests at once [\(DiagnosticCode.tooManyEngines)]"
         }
     }
 

@@ -41,10 +41,16 @@ extension StubEngine {
     /// engine covers (on Apple platforms) is answered by this engine alone. It does not change which
     /// engine answers `URLSession.shared` (see ``register(covering:)``).
     ///
-    /// Keep the engine alive for as long as those sessions send requests: once it is released their
-    /// requests fail with an error saying so, rather than reaching the network or another engine. At most
-    /// 64 engines installed this way can be alive at once; the sessions of a further one fail their
-    /// requests, naming that limit (and a line goes to standard error).
+    /// A session must not outlive its engine: keep a reference to the engine for as long as the
+    /// sessions send requests. Nothing the URL loading system hands StubKit says which session a request
+    /// comes from, so the configuration names its engine through one of 256 slot classes, which the
+    /// engine holds until it is deinitialized. Then the requests of its sessions fail with an error
+    /// saying the engine was released, until a later engine takes the slot; from then on they are
+    /// answered by that engine. A released slot is taken only after every never-used slot and every
+    /// slot released before it, so in a test run this happens late, if ever.
+    ///
+    /// At most 256 engines installed this way can be alive at once; the sessions of a further one fail
+    /// their requests, naming that limit (and a line goes to standard error).
     public func install(into configuration: URLSessionConfiguration) {
         StubURLProtocol.put(StubURLProtocol.protocolClass(for: self), firstIn: configuration)
     }
@@ -83,8 +89,8 @@ extension StubURLProtocol {
 extension URLSessionConfiguration {
     /// A copy of `.default` whose sessions are answered by `engine`: the one line for custom sessions.
     ///
-    /// Only `engine` answers them, whatever other engines exist (see ``StubEngine/install(into:)``); keep
-    /// a reference to it for as long as the sessions send requests.
+    /// Only `engine` answers them, whatever other engines exist; the sessions must not outlive it (see
+    /// ``StubEngine/install(into:)``).
     ///
     /// It has no URL cache unless `keepingURLCache` is true. Stubbed answers are never stored in one
     /// (they are handed over with `.notAllowed`, as are forwarded ones), yet the cache would be asked
@@ -94,8 +100,15 @@ extension URLSessionConfiguration {
     /// when the code under test relies on it (a cache filled in advance, `.returnCacheDataDontLoad`).
     public static func stubbed(by engine: StubEngine, base: URLSessionConfiguration = .default,
                                keepingURLCache: Bool = false) -> URLSessionConfiguration {
+        stubbed(answeredBy: StubURLProtocol.protocolClass(for: engine), base: base, keepingURLCache: keepingURLCache)
+    }
+
+    /// A copy of `base` whose sessions `protocolClass` answers (from `StubEngine.ownProtocolClass(in:)`),
+    /// with no URL cache unless `keepingURLCache` is true.
+    package static func stubbed(answeredBy protocolClass: StubURLProtocol.Type, base: URLSessionConfiguration,
+                                keepingURLCache: Bool = false) -> URLSessionConfiguration {
         let configuration = base.copy() as! URLSessionConfiguration
-        engine.install(into: configuration)
+        StubURLProtocol.put(protocolClass, firstIn: configuration)
         if !keepingURLCache { configuration.urlCache = nil }
         return configuration
     }

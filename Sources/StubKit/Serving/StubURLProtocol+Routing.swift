@@ -26,14 +26,15 @@ extension StubURLProtocol {
     }
 
     /// The engines of the slot classes.
-    static let slots = Locked(EngineSlots())
+    package static let slots = Locked(EngineSlots(classes: slotClasses))
 
-    static func answerer(for route: Route) -> Answerer {
-        switch route {
+    /// Who answers a request of a session whose configuration holds `protocolClass`.
+    static func answerer(for protocolClass: StubURLProtocol.Type) -> Answerer {
+        switch protocolClass.route {
         case .processWide:
             return currentEngine.map(Answerer.engine) ?? .unregistered
         case .slot(let slot):
-            return slots.withLock { $0.engine(in: slot) }.map(Answerer.engine) ?? .released(slot: slot)
+            return protocolClass.slotTable.withLock { $0.engine(in: slot) }.map(Answerer.engine) ?? .released(slot: slot)
         case .overflow:
             return .overflow
         }
@@ -60,9 +61,9 @@ extension StubURLProtocol {
         case .unregistered:
             reason = "StubKit: no stub engine is active"
         case .released(let slot):
-            reason = "StubKit: the StubEngine this session was stubbed by (install(into:) or .stubbed(by:), slot \(slot)) has been released; keep a reference to the engine for as long as its sessions send requests"
+            reason = "StubKit: the StubEngine this session was stubbed by (install(into:) or .stubbed(by:), slot \(slot)) has been released; keep a reference to the engine for as long as its sessions send requests (once a later engine takes the slot, this session would be answered by that engine)"
         case .overflow:
-            reason = "StubKit: this session was stubbed while \(EngineSlots.capacity) other StubEngines with sessions of their own were alive, the most StubKit routes at once; release the engines (and sessions) you no longer use"
+            reason = "StubKit: this session was stubbed while \(EngineSlots.classCount) other StubEngines with sessions of their own were alive, the most StubKit routes at once; release the engines (and sessions) you no longer use"
         }
         return URLError(.cannotLoadFromNetwork, userInfo: [NSLocalizedDescriptionKey: reason])
     }
@@ -70,10 +71,24 @@ extension StubURLProtocol {
     /// The class to put in a configuration for `engine`: its slot's, taking one on the first install,
     /// or the overflow class (with a line on standard error) when every slot is held by a live engine.
     static func protocolClass(for engine: StubEngine, in slots: Locked<EngineSlots> = slots) -> StubURLProtocol.Type {
-        guard let slot = slots.withLock({ $0.slot(for: engine) }) else {
-            FileHandle.standardError.write(Data("StubKit: install(into:) found all \(EngineSlots.capacity) engine slots held by live StubEngines; requests of this configuration's sessions will fail. Release the engines you no longer use.\n".utf8))
+        do {
+            return try engine.ownProtocolClass(in: slots)
+        } catch {
+            FileHandle.standardError.write(Data("StubKit: install(into:) found all \(EngineSlots.classCount) engine slots held by live StubEngines; requests of this configuration's sessions will fail. Release the engines you no longer use.\n".utf8))
             return StubURLProtocolOverflow.self
         }
-        return slotClasses[slot]
+    }
+}
+
+extension StubEngine {
+    /// The protocol class of this engine's own slot in `slots`, taking the next free slot the first
+    /// time; the engine holds it until it is deinitialized.
+    ///
+    /// - Throws: `StubKitError` naming the limit when every slot is held by a live engine.
+    package func ownProtocolClass(in slots: Locked<EngineSlots> = StubURLProtocol.slots) throws(StubKitError) -> StubURLProtocol.Type {
+        guard let slot = slotLease.slot(of: self, in: slots) else {
+            throw .noEngineSlot(limit: slots.withLock(\.capacity))
+        }
+        return slots.withLock { $0.protocolClass(of: slot) }
     }
 }

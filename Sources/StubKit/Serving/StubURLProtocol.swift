@@ -55,6 +55,10 @@ public class StubURLProtocol: URLProtocol {
     /// ``StubURLProtocol`` itself serves the process-wide engine.
     class var route: Route { .processWide }
 
+    /// The table a slot class's slot is in: the one every slot class of StubKit uses (tests give
+    /// classes of their own a table of their own, so that no other test's engine can take their slots).
+    class var slotTable: Locked<EngineSlots> { slots }
+
     /// Bytes handed to the client at a time when the body is streamed.
     static let streamingChunkSize = 64 * 1024
 
@@ -72,7 +76,7 @@ public class StubURLProtocol: URLProtocol {
     /// (see `StubLoad`) and decides for real, and forwards the request to the network if no rule
     /// matches after all.
     public override class func canInit(with request: URLRequest) -> Bool {
-        takes(request, answerer: answerer(for: route))
+        takes(request, answerer: answerer(for: self))
     }
 
     /// The request unchanged: stubs match what the app sent.
@@ -82,7 +86,7 @@ public class StubURLProtocol: URLProtocol {
 
     /// Answers the request from the engine: a stubbed response, a simulated failure, a refusal, or the network.
     public override func startLoading() {
-        let answerer = Self.answerer(for: type(of: self).route)
+        let answerer = Self.answerer(for: type(of: self))
         guard case .engine(let engine) = answerer else {
             guard !state.withLock({ $0.takeStopBeforeStart() }) else { return }
             client?.urlProtocol(self, didFailWithError: Self.refusal(by: answerer) ?? URLError(.unknown))

@@ -73,7 +73,7 @@ import StubKitTestSupport
         #expect(stubKitClasses.count == 1)
         let installed = try #require(configuration.protocolClasses?.first as? StubURLProtocol.Type)
         #expect(installed != StubURLProtocol.self)
-        guard case .engine(let engine) = StubURLProtocol.answerer(for: installed.route) else {
+        guard case .engine(let engine) = StubURLProtocol.answerer(for: installed) else {
             Issue.record("the installed class names no engine")
             return
         }
@@ -83,32 +83,48 @@ import StubKitTestSupport
         #expect(configuration.protocolClasses?.first.map(ObjectIdentifier.init) == ObjectIdentifier(installed))
     }
 
-    @Test("a session whose engine was released fails its requests with an error saying so, never the network")
-    func releasedEngineFailsClearly() async throws {
+    @Test("a session that outlived its engine fails saying so, until a later engine takes the slot: after every never-used slot and every slot released before")
+    func releasedEngineFailsUntilItsSlotIsTaken() async throws {
+        // A table of its own (with classes that route to it), so no engine of another test takes its slots.
+        let table = OwnTableSlot0.table
         let folder = try TemporaryFolder()
         weak var released: StubEngine?
         let session: URLSession = try {
             let engine = try Self.engine(named: "gone", in: folder)
             released = engine
-            return URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+            #expect(StubURLProtocol.protocolClass(for: engine, in: table) == OwnTableSlot0.self)
+            return URLSession(configuration: .stubbed(answeredBy: OwnTableSlot0.self, base: .ephemeral))
         }()
         #expect(released == nil)
         // A loopback port nothing listens on: had the request reached the network it would fail otherwise.
-        let result = await session.result("GET", "http://127.0.0.1:9/who")
-        #expect(result.error?.code == .cannotLoadFromNetwork)
-        #expect(result.error?.localizedDescription.contains("has been released") == true, "\(String(describing: result.error))")
+        func expectReleased(_ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) async {
+            let result = await session.result("GET", "http://127.0.0.1:9/who")
+            #expect(result.error?.code == .cannotLoadFromNetwork, comment, sourceLocation: sourceLocation)
+            #expect(result.error?.localizedDescription.contains("has been released") == true,
+                    "\(comment): \(String(describing: result.error))", sourceLocation: sourceLocation)
+        }
+        await expectReleased("right after the engine went")
+        let next = try Self.engine(named: "next", in: folder)
+        #expect(StubURLProtocol.protocolClass(for: next, in: table) == OwnTableSlot1.self, "the never-used slot first")
+        await expectReleased("while a never-used slot was left")
+        // Documented, not wanted: once a later engine takes the slot, nothing tells the old session apart.
+        let later = try Self.engine(named: "later", in: folder)
+        #expect(StubURLProtocol.protocolClass(for: later, in: table) == OwnTableSlot0.self)
+        #expect(await session.result("GET", "https://api.test/who").text == "later")
+        withExtendedLifetime((next, later)) {}
     }
 
     @Test("more engines with sessions of their own than slots: the extra engine's sessions fail naming the limit; the others keep their slots")
     func moreEnginesThanSlots() async throws {
-        #expect(StubURLProtocol.slotClasses.count == EngineSlots.capacity)
-        #expect(Set(StubURLProtocol.slotClasses.map(ObjectIdentifier.init)).count == EngineSlots.capacity)
+        #expect(StubURLProtocol.slotClasses.count == EngineSlots.classCount)
+        #expect(Set(StubURLProtocol.slotClasses.map(ObjectIdentifier.init)).count == EngineSlots.classCount)
+        #expect(StubURLProtocol.slotClasses.enumerated().allSatisfy { $1.route == .slot($0) })
         // A table of its own, so the slots of tests running beside this one are not taken.
-        let slots = Locked(EngineSlots())
+        let slots = Locked(EngineSlots(classes: StubURLProtocol.slotClasses))
         let folder = try TemporaryFolder()
-        let held = try (0..<EngineSlots.capacity).map { try Self.engine(named: "held\($0)", in: folder) }
+        let held = try (0..<EngineSlots.classCount).map { try Self.engine(named: "held\($0)", in: folder) }
         let classes = held.map { StubURLProtocol.protocolClass(for: $0, in: slots) }
-        #expect(classes.map { $0.route } == (0..<EngineSlots.capacity).map { .slot($0) })
+        #expect(classes.map { $0.route } == (0..<EngineSlots.classCount).map { .slot($0) })
         let extra = StubEngine()
         let overflow = StubURLProtocol.protocolClass(for: extra, in: slots)
         #expect(overflow == StubURLProtocolOverflow.self)
@@ -118,22 +134,35 @@ import StubKitTestSupport
         StubURLProtocol.put(overflow, firstIn: configuration)
         let result = await URLSession(configuration: configuration).result("GET", "http://127.0.0.1:9/who")
         #expect(result.error?.code == .cannotLoadFromNetwork)
-        #expect(result.error?.localizedDescription.contains("\(EngineSlots.capacity) other StubEngines") == true, "\(String(describing: result.error))")
+        #expect(result.error?.localizedDescription.contains("\(EngineSlots.classCount) other StubEngines") == true, "\(String(describing: result.error))")
     }
 
-    @Test("a released slot is reused last: first freed, first reused, after the never-used ones")
-    func releasedSlotsAreReusedLast() throws {
-        var slots = EngineSlots()
+    @Test("slots are taken never-used first, then in the order their engines were released, freed as each engine goes")
+    func releasedSlotsAreReusedInReleaseOrder() throws {
+        let table = Locked(EngineSlots(classes: Array(StubURLProtocol.slotClasses.prefix(5))))
+        func slot(_ engine: StubEngine) -> Int? {
+            StubURLProtocol.slotClasses.firstIndex { $0 == StubURLProtocol.protocolClass(for: engine, in: table) }
+        }
         var engines: [StubEngine?] = (0..<3).map { _ in StubEngine() }
-        #expect(engines.compactMap { $0.flatMap { slots.slot(for: $0) } } == [0, 1, 2])
-        engines[1] = nil
+        #expect(engines.map { $0.flatMap(slot) } == [0, 1, 2])
+        // Released 2, then 0, then 1: reused in that order, after the never-used 3 and 4.
+        engines[2] = nil
         engines[0] = nil
-        let next = StubEngine()
-        #expect(slots.slot(for: next) == 3, "never-used slots come before released ones")
-        let rest = (4..<EngineSlots.capacity).map { _ in StubEngine() }
-        #expect(rest.compactMap { slots.slot(for: $0) } == Array(4..<EngineSlots.capacity))
-        let late = StubEngine()
-        #expect(slots.slot(for: late) == 0, "the released slots, in slot order as found")
-        withExtendedLifetime((engines, next, rest)) {}
+        engines[1] = nil
+        let later = (0..<5).map { _ in StubEngine() }
+        #expect(later.map(slot) == [3, 4, 2, 0, 1])
+        withExtendedLifetime(later) {}
     }
+}
+
+/// The classes of a table of the tests' own: they route to it, so no other test's engine takes their slots.
+final class OwnTableSlot0: StubURLProtocol {
+    static let table = Locked(EngineSlots(classes: [OwnTableSlot0.self, OwnTableSlot1.self]))
+    override class var route: Route { .slot(0) }
+    override class var slotTable: Locked<EngineSlots> { table }
+}
+
+final class OwnTableSlot1: StubURLProtocol {
+    override class var route: Route { .slot(1) }
+    override class var slotTable: Locked<EngineSlots> { OwnTableSlot0.table }
 }
