@@ -10,8 +10,14 @@ import Darwin
 
 extension RecordedValues {
     /// Saves in this process take turns, so two stores of one bundle (two tests) cannot each read the
-    /// file, add their own value and write, losing the other's.
+    /// file, add their own value and write, losing the other's; the folder's lock does the same across
+    /// processes (parallel test runners).
     private static let saving = Locked(())
+
+    /// The values files this process has recorded anew (``Mode/record``), by resolved path: its first
+    /// save there drops what an earlier recording left, later saves (other stores, other tests of this
+    /// run) merge with what this run saved.
+    private static let recordedAnew = Locked<Set<String>>([])
 
     /// The values in `file`, or `nil` when there is no such file.
     static func read(_ file: URL) throws(RecordedValuesError) -> [String: String]? {
@@ -56,13 +62,25 @@ extension RecordedValues {
     /// Reads `file`, lets `change` edit its values, and writes the result when it differs, atomically:
     /// to a hidden temporary in the same folder, then renamed over the file, so a test killed at any
     /// moment leaves the old file or the new one. Returns what the file now holds.
-    static func update(_ file: URL, _ change: ([String: String]) -> [String: String]) throws(RecordedValuesError) -> [String: String] {
+    ///
+    /// Runs under the folder's lock, which other runner processes and the app's recorder (emptying the
+    /// folder in mode `all`) take too. With `recordingAnew`, the first save of this process to `file`
+    /// hands `change` no values, so values of an earlier recording are dropped, not merged.
+    static func update(_ file: URL, recordingAnew: Bool, _ change: ([String: String]) -> [String: String]) throws(RecordedValuesError) -> [String: String] {
+        let folder = file.deletingLastPathComponent()
         do {
             return try saving.withLock { _ in
-                let current = try read(file)
-                let updated = change(current ?? [:])
-                if updated != current { try write(updated, to: file) }
-                return updated
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let key = file.resolvingSymlinksInPath().path
+                return try FolderLock.withExclusiveLock(on: folder) {
+                    removeLeftoverTemporaries(of: file)
+                    let current = try read(file)
+                    let anew = recordingAnew && !recordedAnew.withLock { $0.contains(key) }
+                    let updated = change(anew ? [:] : current ?? [:])
+                    if updated != current { try write(updated, to: file) }
+                    if anew { recordedAnew.withLock { _ = $0.insert(key) } }
+                    return updated
+                }
             }
         } catch let error as RecordedValuesError {
             throw error
@@ -71,12 +89,21 @@ extension RecordedValues {
         }
     }
 
+    /// Temporaries of saves that crashed before renaming: every save writes its temporary under the
+    /// folder's lock, so one found while holding it is nobody's.
+    private static func removeLeftoverTemporaries(of file: URL) {
+        let folder = file.deletingLastPathComponent()
+        let prefix = ".\(file.lastPathComponent).tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
     private static func write(_ values: [String: String], to file: URL) throws(RecordedValuesError) {
         let folder = file.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).tmp-\(UUID().uuidString)")
         do {
             let json = try JSONSerialization.data(withJSONObject: values, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try (json + Data("\n".utf8)).write(to: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

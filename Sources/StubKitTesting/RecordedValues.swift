@@ -25,7 +25,9 @@ public final class RecordedValues: Sendable {
     /// What ``recordedValue(_:generate:)`` does with a name.
     public enum Mode: String, Sendable, CaseIterable {
         /// Every value is generated anew and saved (`RecorderConfiguration.Mode.all`, and
-        /// `RecorderConfiguration.Mode.once` when the bundle does not exist yet).
+        /// `RecorderConfiguration.Mode.once` when the bundle does not exist yet). The first save of the
+        /// test process drops the values an earlier recording left in the file; later saves of the
+        /// process, from any store, add to it, so each name has one value in a run.
         case record
         /// Values are read from the file; a name it lacks throws (a replay with the kill switch on, and
         /// `RecorderConfiguration.Mode.once` once the bundle exists).
@@ -71,10 +73,7 @@ public final class RecordedValues: Sendable {
     /// - Throws: ``RecordedValuesError`` in ``Mode/replay`` when the file has no value for `name` (naming
     ///   the name and the file), or when the file cannot be written; what `generate` throws.
     public func recordedValue(_ name: String, generate: () throws -> String) throws -> String {
-        if let known = state.withLock({ $0[name] }) {
-            if mode != .replay { try restoreFileIfMissing() }
-            return known
-        }
+        if let known = state.withLock({ $0[name] }) { return known }
         guard mode != .replay else {
             throw RecordedValuesError(.notRecorded(name: name, exists: FileManager.default.fileExists(atPath: file.path)), file: file)
         }
@@ -83,7 +82,7 @@ public final class RecordedValues: Sendable {
             if let other = values[name] { return other }
             // Another store of this bundle (another test) may have saved the name meanwhile: its value wins,
             // so every test of the run types the one value the recording holds.
-            let saved = try Self.update(file) { onDisk in
+            let saved = try Self.update(file, recordingAnew: mode == .record) { onDisk in
                 var merged = onDisk.merging(values) { _, own in own }
                 if merged[name] == nil { merged[name] = generated }
                 return merged
@@ -96,12 +95,5 @@ public final class RecordedValues: Sendable {
     /// Every value the store holds, by name: those read from the file and those generated so far.
     public var values: [String: String] {
         state.withLock { $0 }
-    }
-
-    /// Writes the values again when the file is gone: an app launched in mode `all` empties the bundle
-    /// folder, which takes along values a test generated before launching it.
-    private func restoreFileIfMissing() throws {
-        guard !FileManager.default.fileExists(atPath: file.path) else { return }
-        try state.withLock { values in values = try Self.update(file) { $0.merging(values) { _, own in own } } }
     }
 }

@@ -157,7 +157,8 @@ package final class BundleWriter: Sendable {
     ///
     /// - Parameters:
     ///   - folder: the bundle folder; created when missing.
-    ///   - replacing: remove whatever the folder holds first.
+    ///   - replacing: remove whatever the folder holds first, except the test's recorded values
+    ///     (`recordedValues.json`).
     ///   - recordedAt: written as the bundle's `recordedAt` unless the bundle already has one.
     /// - Throws: ``RecordingError`` naming the folder when it cannot be created or written, or its
     ///   existing rules file is not a JSON rules file this writer can extend.
@@ -170,21 +171,23 @@ package final class BundleWriter: Sendable {
         self.folder = folder.standardizedFileURL
         let fm = FileManager.default
         var state = State()
-        // Replacing deletes the folder: only ever a bundle (a folder with a rules file) or an empty one,
+        // Replacing empties the folder: only ever a bundle (a folder with a rules file) or an empty one,
         // never whatever folder a mistyped template or path names.
         var isDirectory: ObjCBool = false
         if replacing, fm.fileExists(atPath: folder.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw RecordingError(path: folder.path, reason: "is a file, not a bundle folder, so it will not be replaced; name a folder")
         }
         // A folder holding only the values a test saved for a recording that never got a rules file
-        // (the app was stopped first) is still that recording's folder.
-        if replacing, let entries = try? fm.contentsOfDirectory(atPath: folder.path).filter({ $0 != BundleLoader.recordedValuesFileName }), !entries.isEmpty,
-           !RuleKeys.rulesFileNames.contains(where: entries.contains) {
+        // (the app was stopped first) is still that recording's folder. Hidden files are no bundle
+        // content (a save's temporary left by a crash, a .DS_Store); a hidden folder (.git) is.
+        if replacing, let entries = try? fm.contentsOfDirectory(atPath: folder.path).filter({ name in
+            name != BundleLoader.recordedValuesFileName && !(name.hasPrefix(".") && !Self.isDirectory(folder.appendingPathComponent(name)))
+        }), !entries.isEmpty, !RuleKeys.rulesFileNames.contains(where: entries.contains) {
             throw RecordingError(path: folder.path, reason: "is not a stub bundle (it has no rules file), so recording in mode 'all' will not replace it; name another template or empty the folder")
         }
         do {
-            if replacing, fm.fileExists(atPath: folder.path) { try fm.removeItem(at: folder) }
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+            if replacing { try Self.empty(folder) }
             // Prove the folder writable now, at activation, rather than at the first response.
             let probe = folder.appendingPathComponent(".stubkit-write-check-\(UUID().uuidString)")
             try Data().write(to: probe)

@@ -15,7 +15,8 @@ public struct RecorderConfiguration: Sendable, Hashable {
         /// Requests the active bundles answer are replayed; the rest go to the network and are added
         /// (vcrpy's `new_episodes`). The default.
         case missing
-        /// Every request goes to the network; the bundle is replaced by this run's recording.
+        /// Every request goes to the network; the bundle is replaced by this run's recording (the values a
+        /// test saved for it with `RecordedValues` stay).
         case all
         /// Record only when the bundle does not exist yet; otherwise replay it with the kill switch on.
         case once

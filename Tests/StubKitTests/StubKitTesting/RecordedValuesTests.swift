@@ -141,28 +141,65 @@ struct RecordedValuesTests {
         #expect(entries == ["recordedValues.json"], "\(entries)")
     }
 
-    @Test("mode all: values a test made before launching the app are written again once the app has emptied the folder")
-    func restoredAfterTheAppEmptiesTheFolder() throws {
+    @Test("mode all: a value a test made once, before launching the app, stays in the folder when the app records anew")
+    func valuesSurviveTheAppsReplace() throws {
         let folder = try TemporaryFolder()
+        // What an earlier recording left: rules, a response file, and a leftover of an interrupted append.
+        try folder.bundle("signup", ["stubsRules.json": "[]", "old.json": "{}", ".partial-1": ""])
         let values = try RecordedValues(for: recordingConfiguration(folder, mode: .all))
         let email = try values.recordedValue("email") { "early@example.test" }
-        // What the app's recorder does at launch in mode all: the folder is removed and made again.
-        _ = try BundleWriter(folder: folder.url.appendingPathComponent("signup"), replacing: true)
-        #expect(!FileManager.default.fileExists(atPath: values.file.path))
-        #expect(try values.recordedValue("email") { "other" } == email)
-        #expect(try fileText(folder).contains(email))
+        // What the app's recorder does at launch in mode all.
+        let bundle = folder.url.appendingPathComponent("signup")
+        _ = try BundleWriter(folder: bundle, replacing: true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle.path) == ["recordedValues.json"])
+        // The test never asks again: the replay still finds the value the recorded requests carry.
+        try folder.bundle("signup", ["stubsRules.json": "[]"])
+        #expect(try RecordedValues(for: replayConfiguration(folder)).recordedValue("email") { "other" } == email)
     }
 
-    @Test("mode all records anew into a folder that holds only the values of a run stopped before its first request")
+    @Test("mode all records values anew: an earlier recording's values are dropped, whether the app starts recording before the first value or after", arguments: [false, true])
+    func recordDropsEarlierValues(appLaunchesFirst: Bool) throws {
+        let folder = try TemporaryFolder()
+        try folder.bundle("signup", ["stubsRules.json": "[]", "recordedValues.json": #"{"email":"old@example.test","unused":"old"}"#])
+        let bundle = folder.url.appendingPathComponent("signup")
+        let values = try RecordedValues(for: recordingConfiguration(folder, mode: .all))
+        if appLaunchesFirst { _ = try BundleWriter(folder: bundle, replacing: true) }
+        #expect(try values.recordedValue("email") { "new@example.test" } == "new@example.test")
+        if !appLaunchesFirst { _ = try BundleWriter(folder: bundle, replacing: true) }
+        #expect(try fileText(folder) == "{\n  \"email\" : \"new@example.test\"\n}\n")
+        // Another store of the same run (another test) shares the run's value and adds its own.
+        let other = try RecordedValues(for: recordingConfiguration(folder, mode: .all))
+        #expect(try other.recordedValue("email") { "third@example.test" } == "new@example.test")
+        #expect(try other.recordedValue("phone") { "555-0100" } == "555-0100")
+        #expect(try RecordedValues(bundle: bundle, mode: .replay).values == ["email": "new@example.test", "phone": "555-0100"])
+    }
+
+    @Test("mode all records anew into a folder that holds only the values of a run stopped before its first request, whatever hidden leftovers lie beside them")
     func allReplacesAFolderWithOnlyValues() throws {
         let folder = try TemporaryFolder()
         let values = try RecordedValues(for: recordingConfiguration(folder, mode: .all))
         _ = try values.recordedValue("email") { "early@example.test" }
         let bundle = folder.url.appendingPathComponent("signup")
+        // A save killed between writing its temporary and renaming it, and a Finder's file.
+        try folder.bundle("signup", [".recordedValues.json.tmp-1B2C": #"{"email":"#, ".DS_Store": ""])
+        #expect(BundleLoader(options: .lint).load(folder: bundle).diagnostics.map(\.code) == [.missingRulesFile])
         #expect(throws: Never.self) { _ = try BundleWriter(folder: bundle, replacing: true) }
-        // Any other file still makes the folder one mode all does not delete.
-        try folder.bundle("signup", ["notes.json": "{}", "recordedValues.json": "{}"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle.path) == ["recordedValues.json"])
+        // Any other file, or a hidden folder, still makes the folder one mode all does not empty.
+        try folder.bundle("signup", ["notes.json": "{}"])
         #expect(throws: RecordingError.self) { _ = try BundleWriter(folder: bundle, replacing: true) }
+        let git = try TemporaryFolder()
+        try git.bundle("signup", [".git/HEAD": "ref: refs/heads/main", "recordedValues.json": "{}"])
+        #expect(throws: RecordingError.self) { _ = try BundleWriter(folder: git.url.appendingPathComponent("signup"), replacing: true) }
+        #expect(FileManager.default.fileExists(atPath: git.url.appendingPathComponent("signup/.git/HEAD").path))
+    }
+
+    @Test("a save removes the temporary of an earlier save that crashed before renaming it")
+    func saveRemovesLeftoverTemporaries() throws {
+        let folder = try TemporaryFolder()
+        try folder.bundle("signup", ["stubsRules.json": "[]", ".recordedValues.json.tmp-1B2C": "{"])
+        _ = try RecordedValues(for: recordingConfiguration(folder, mode: .missing)).recordedValue("email") { "a@example.test" }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent("signup").path).sorted() == ["recordedValues.json", "stubsRules.json"])
     }
 
     struct BadFile: Sendable, CustomTestStringConvertible {
