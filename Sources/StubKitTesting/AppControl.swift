@@ -33,8 +33,15 @@ public final class AppControl: Sendable {
         session = try ControlSession()
     }
 
+    /// A control whose listener hands each accepted descriptor to `acceptHook` before settling its
+    /// flags (tests play a BSD kernel there).
+    package init(timeout: TimeInterval, acceptHook: @escaping @Sendable (Int32) -> Void) throws {
+        self.timeout = timeout
+        session = try ControlSession(acceptHook: acceptHook)
+    }
+
     deinit {
-        session.end("the runner's AppControl was released")
+        session.release("the runner's AppControl was released")
     }
 
     /// The variables that tell the app where to connect and how to prove who launched it; merge them
@@ -112,6 +119,11 @@ public final class AppControl: Sendable {
     /// Ends the session when the app's process has exited, so waiting and later calls fail at once
     /// with its exit status (``AppUnderTest`` calls this).
     package func appExited(status: Int32) {
-        session.end("the app has exited (status \(status))", sharpening: true)
+        session.appExited("the app has exited (status \(status))")
+    }
+
+    /// A launch is starting: calls wait for the new app again instead of failing with the last exit.
+    package func launching() {
+        session.launching()
     }
 }
