@@ -127,4 +127,20 @@ struct RuntimeControlProcessTests {
         let entries = (object?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         #expect(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == ["\(Self.api)/search?q=pizza"])
     }
+
+    @Test("one AppControl steers a relaunched app: the second launch connects again with fresh state")
+    func relaunch() async throws {
+        var config = AppLaunchConfiguration(templates: ["restaurants_base"], killSwitch: true)
+        let control = try config.enableRuntimeControl(timeout: Self.timeout)
+        let first = try AppUnderTest.launch(stubdemo, with: config, arguments: ["--interactive"], control: control)
+        try await control.addRule(#"{ "method": "GET", "path": "/restaurants", "status": 418 }"#)
+        #expect(try ask(first, "GET \(Self.api)/restaurants")["status"] as? Int == 418)
+        first.terminate()
+        let second = try AppUnderTest.launch(stubdemo, with: config, arguments: ["--interactive"], control: control)
+        defer { second.terminate() }
+        #expect(try ask(second, "GET \(Self.api)/restaurants")["status"] as? Int == 200, "\(second.standardError)")
+        let id = try await control.addRule(#"{ "method": "GET", "path": "/restaurants", "status": 503 }"#)
+        #expect(id == "rule-1")
+        #expect(try ask(second, "GET \(Self.api)/restaurants")["status"] as? Int == 503)
+    }
 }
