@@ -102,7 +102,9 @@ public final class AppControl: Sendable {
         try await perform(.setNow(date), label: "setNow \(date.map { ISO8601DateFormatter().string(from: $0) } ?? "clock")")
     }
 
-    /// Empties the app's journal in memory (the live journal file keeps what it has).
+    /// Empties the app's journal. The live journal file gets a line that says so, and a
+    /// ``LiveJournal`` reading it (``AppUnderTest/journal``) forgets the requests before it: once this
+    /// returns, its entries, waits and ``LiveJournal/verifyAllRulesUsed(in:)`` count later requests only.
     public func clearJournal() async throws {
         try await perform(.clearJournal, label: "clearJournal")
     }

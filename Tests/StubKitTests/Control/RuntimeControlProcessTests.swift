@@ -143,4 +143,19 @@ struct RuntimeControlProcessTests {
         #expect(id == "rule-1")
         #expect(try ask(second, "GET \(Self.api)/restaurants")["status"] as? Int == 503)
     }
+
+    @Test("clearing the journal: the runner's live journal forgets earlier requests at once and counts later ones from zero")
+    func clearJournalLive() async throws {
+        let (app, control) = try launch(["restaurants_base"])
+        defer { app.terminate() }
+        let restaurants = RequestPredicate("GET", path: "/restaurants")
+        _ = try ask(app, "GET \(Self.api)/restaurants")
+        try await app.journal.waitForRequest(matching: restaurants, count: 1, timeout: Self.timeout)
+        try await control.clearJournal()
+        #expect(app.journal.entries.isEmpty, "\(app.journal.entries.map(\.request.url))")
+        _ = try ask(app, "GET \(Self.api)/restaurants")
+        try await app.journal.waitForRequest(matching: restaurants, count: 1, timeout: Self.timeout)
+        #expect(app.journal.requests(matching: restaurants).count == 1)
+        #expect(app.journal.problems.isEmpty, "\(app.journal.problems)")
+    }
 }
