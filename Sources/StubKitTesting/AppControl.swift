@@ -55,6 +55,9 @@ public final class AppControl: Sendable {
 
     /// Activates a template on top of the active ones; one already active is reloaded and moved on top.
     ///
+    /// Like every change to the active templates (and the admin API's), this restarts every scenario
+    /// and sequence, not only the template's: set scenario states after activating.
+    ///
     /// - Throws: ``AppControlError`` for a template the app cannot find (with the closest name and the
     ///   templates available) or one with errors.
     public func activate(_ template: String) async throws {
@@ -97,7 +100,9 @@ public final class AppControl: Sendable {
         try await perform(.setKillSwitch(on), label: "setKillSwitch \(on)")
     }
 
-    /// Fixes the time templates see (`{{now}}`), or with `nil` returns them to the real clock.
+    /// Fixes the time templates see (`{{now}}`), or with `nil` returns them to the real clock. The app's
+    /// own `LaunchOverrides.date()` follows it too, when the app made its overrides with its activation
+    /// (`LaunchOverrides.current(activation:)`); the `now` property keeps the launch's value.
     public func setNow(_ date: Date?) async throws {
         try await perform(.setNow(date), label: "setNow \(date.map { ISO8601DateFormatter().string(from: $0) } ?? "clock")")
     }
