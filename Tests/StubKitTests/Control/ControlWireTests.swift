@@ -170,4 +170,19 @@ struct ControlWireTests {
         #expect(tokenless.problems == ["environment variables STUB_CONTROL, STUB_CONTROL_TOKEN and STUB_CONTROL_RUNNER_TOKEN go together; STUB_CONTROL_TOKEN and STUB_CONTROL_RUNNER_TOKEN are missing"])
         #expect(throws: StubKitError.self) { try StubActivation.activate(arguments: ["app"], environment: ["STUB_CONTROL": "10.0.0.2:4000", "STUB_CONTROL_TOKEN": token, "STUB_CONTROL_RUNNER_TOKEN": runnerToken], register: false) }
     }
+
+    @Test("added rules with random delays each draw their own: the salt names the rule, not only its index in a one-rule file")
+    func addedRuleDelaySalt() throws {
+        let engine = StubEngine(seed: 7)
+        for path in ["/a", "/b"] {
+            let (rule, diagnostics) = BundleLoader(options: .engine).decodeRule(#"{ "method": "GET", "path": "\#(path)", "status": 200, "delay": { "min": 0, "max": 1000 } }"#, file: "added rule")
+            engine.addRule(try #require(rule, "\(diagnostics)"))
+        }
+        func delay(_ path: String) -> TimeInterval? {
+            guard case .answer(let match) = engine.decision(for: StubRequest(url: URL(string: "https://api.takeaway.example\(path)")!)) else { return nil }
+            return match.delay
+        }
+        let a = try #require(delay("/a")), b = try #require(delay("/b"))
+        #expect(a != b, "both added rules drew \(a) s")
+    }
 }

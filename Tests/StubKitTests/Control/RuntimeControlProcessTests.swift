@@ -70,6 +70,13 @@ struct RuntimeControlProcessTests {
         try await control.setScenario("order", state: "placed")
         let placed = try ask(app, "GET \(Self.api)/orders/9001")
         #expect(placed["status"] as? Int == 200 && body(placed).contains("accepted"), "\(placed)")
+        // A scenario no rule uses is refused, with the closest name in use.
+        do {
+            try await control.setScenario("ordr", state: "placed")
+            Issue.record("a scenario no rule uses was set")
+        } catch let error as AppControlError {
+            #expect(error.message.contains("no active or added rule uses scenario 'ordr'; did you mean 'order'?"), "\(error)")
+        }
     }
 
     @Test("resetting returns sequences and scenarios to their start")
