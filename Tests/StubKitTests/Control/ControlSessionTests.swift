@@ -149,4 +149,25 @@ struct ControlSessionTests {
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(Date().timeIntervalSince(started) < 30)
     }
+
+    @Test("connections that never say hello are capped: one past the limit is closed at once, and the app still gets in once they go")
+    func silentConnectionsCapped() async throws {
+        let control = try AppControl(timeout: 60)
+        let port = try Self.port(of: control)
+        let silent = try (0..<8).map { _ in try LoopbackSocket.connect(port: port) }
+        let extra = try LoopbackSocket.connect(port: port)
+        defer { extra.close() }
+        // Closed by the runner (the end of the connection), not left to wait for its hello.
+        extra.setReceiveTimeout(5)
+        #expect(try extra.receive().isEmpty)
+        for socket in silent { socket.close() }
+        // The runner notices each close on its own thread: until it has, a newcomer may still be
+        // closed at once, so try again on each close (an event, not a timer), a bounded number of times.
+        let token = control.launchEnvironment["STUB_CONTROL_TOKEN"]!
+        var welcomed = false
+        for _ in 0..<1000 where !welcomed {
+            welcomed = try RuntimeControlBadInputTests.hello(port: port, token: token).answer.contains("welcome")
+        }
+        #expect(welcomed, "the app was never let in after the silent connections went")
+    }
 }
