@@ -77,7 +77,9 @@ struct ControlSessionTests {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(Date().timeIntervalSince(started) < 20, "the calls took \(Date().timeIntervalSince(started)) s")
+        // Seconds alone; the bound is loose because the full suite (builds in child processes on two
+        // cores) can starve the test's tasks for minutes. A blocked writer never returns at all.
+        #expect(Date().timeIntervalSince(started) < 280, "the calls took \(Date().timeIntervalSince(started)) s")
         #expect(messages.count == 8 && !messages.contains("succeeded"), "\(messages)")
         #expect(messages.contains { $0.contains("the app did not read the command within 2.0 s") || $0.contains("the app stopped reading commands") }, "\(messages)")
     }
