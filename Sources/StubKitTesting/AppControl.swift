@@ -33,8 +33,15 @@ public final class AppControl: Sendable {
         session = try ControlSession()
     }
 
+    /// A control whose listener hands each accepted descriptor to `acceptHook` before settling its
+    /// flags (tests play a BSD kernel there).
+    package init(timeout: TimeInterval, acceptHook: @escaping @Sendable (Int32) -> Void) throws {
+        self.timeout = timeout
+        session = try ControlSession(acceptHook: acceptHook)
+    }
+
     deinit {
-        session.end("the runner's AppControl was released")
+        session.release("the runner's AppControl was released")
     }
 
     /// The variables that tell the app where to connect and how to prove who launched it; merge them
@@ -47,6 +54,9 @@ public final class AppControl: Sendable {
     // MARK: Commands
 
     /// Activates a template on top of the active ones; one already active is reloaded and moved on top.
+    ///
+    /// Like every change to the active templates (and the admin API's), this restarts every scenario
+    /// and sequence, not only the template's: set scenario states after activating.
     ///
     /// - Throws: ``AppControlError`` for a template the app cannot find (with the closest name and the
     ///   templates available) or one with errors.
@@ -90,12 +100,16 @@ public final class AppControl: Sendable {
         try await perform(.setKillSwitch(on), label: "setKillSwitch \(on)")
     }
 
-    /// Fixes the time templates see (`{{now}}`), or with `nil` returns them to the real clock.
+    /// Fixes the time templates see (`{{now}}`), or with `nil` returns them to the real clock. The app's
+    /// own `LaunchOverrides.date()` follows it too, when the app made its overrides with its activation
+    /// (`LaunchOverrides.current(activation:)`); the `now` property keeps the launch's value.
     public func setNow(_ date: Date?) async throws {
         try await perform(.setNow(date), label: "setNow \(date.map { ISO8601DateFormatter().string(from: $0) } ?? "clock")")
     }
 
-    /// Empties the app's journal in memory (the live journal file keeps what it has).
+    /// Empties the app's journal. The live journal file gets a line that says so, and a
+    /// ``LiveJournal`` reading it (``AppUnderTest/journal``) forgets the requests before it: once this
+    /// returns, its entries, waits and ``LiveJournal/verifyAllRulesUsed(in:)`` count later requests only.
     public func clearJournal() async throws {
         try await perform(.clearJournal, label: "clearJournal")
     }
@@ -112,6 +126,11 @@ public final class AppControl: Sendable {
     /// Ends the session when the app's process has exited, so waiting and later calls fail at once
     /// with its exit status (``AppUnderTest`` calls this).
     package func appExited(status: Int32) {
-        session.end("the app has exited (status \(status))", sharpening: true)
+        session.appExited("the app has exited (status \(status))")
+    }
+
+    /// A launch is starting: calls wait for the new app again instead of failing with the last exit.
+    package func launching() {
+        session.launching()
     }
 }

@@ -64,7 +64,10 @@ public final class AppUnderTest: @unchecked Sendable {
     private init(executable: URL, configuration: AppLaunchConfiguration, arguments: [String], currentDirectory: URL?,
                  control: AppControl?) throws {
         var configuration = configuration
-        if let control { configuration.stubs.control = control.settings }
+        if let control {
+            configuration.stubs.control = control.settings
+            control.launching()
+        }
         ownsJournalFile = configuration.liveJournalPath == nil
         if ownsJournalFile {
             configuration.liveJournalPath = FileManager.default.temporaryDirectory

@@ -103,6 +103,7 @@ public final class LiveJournal: Sendable {
                         state.rules = state.startedOver ? rules : state.rules + rules
                         state.startedOver = false
                     case .request(let entry): mirror.append(entry)
+                    case .cleared: mirror.clear()
                     case nil: break
                     }
                 } catch {

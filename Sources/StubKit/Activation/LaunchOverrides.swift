@@ -20,9 +20,15 @@ public struct LaunchOverrides: Sendable {
     public var featureFlags: LaunchFlags
     /// Test-only shortcuts the test set (`STUB_AUTOMATION_FLAGS`); empty in production.
     public var automationFlags: LaunchFlags
-    /// The fixed "now" for the app's own date logic: `STUB_NOW`, else the `recordedAt` of the last
-    /// active recorded bundle (so the app sees the day its stubs were recorded), else `nil`.
-    public var now: Date?
+    /// The fixed "now" for the app's own date logic at launch: `STUB_NOW`, else the `recordedAt` of the
+    /// last active recorded bundle (so the app sees the day its stubs were recorded), else `nil`.
+    /// ``date()`` follows the engine's clock after launch too (runtime control's `setNow`) until this
+    /// is set by hand.
+    public var now: Date? {
+        didSet { engine = nil }
+    }
+    /// The activation's engine, whose clock ``date()`` reads while runtime control may change it.
+    private var engine: StubEngine?
     /// `STUB_SEED`, for the app's own random choices.
     public var seed: UInt64?
 
@@ -63,6 +69,7 @@ public struct LaunchOverrides: Sendable {
         automationFlags = sets[.automation] ?? LaunchFlags()
         if let activation {
             now = activation.engine.fixedNow
+            engine = activation.engine
             seed = activation.configuration.seed
             stubsRequested = !activation.configuration.isEmpty
         } else {
@@ -86,8 +93,13 @@ public struct LaunchOverrides: Sendable {
         self.seed = seed
     }
 
-    /// The date the app should treat as "now": ``now`` when fixed, else the real clock.
-    public func date() -> Date { now ?? Date() }
+    /// The date the app should treat as "now": the activation's engine's time (fixed by `STUB_NOW`, the
+    /// recording, or at runtime by the test runner's `AppControl.setNow`), else ``now`` when fixed,
+    /// else the real clock.
+    public func date() -> Date {
+        if let engine { return engine.now }
+        return now ?? Date()
+    }
 
     /// A generator seeded with ``seed``, or `nil` when the launch sets none (use the system's then).
     public func makeRandomNumberGenerator() -> (some RandomNumberGenerator & Sendable)? {

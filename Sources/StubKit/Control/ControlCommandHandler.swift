@@ -54,6 +54,12 @@ package struct ControlCommandHandler: Sendable {
                 return ControlReply(id: id, ok: false, error: "no added rule '\(ruleID)' (added: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
             }
         case .setScenarioState(let scenario, let state):
+            // A name no rule uses would be set without effect: a typo the test would never hear of.
+            let known = engine.scenarioNames
+            guard known.contains(scenario) else {
+                let suggestion = Suggestion.closest(to: scenario, in: known).map { "; did you mean '\($0)'?" } ?? ""
+                return ControlReply(id: id, ok: false, error: "no active or added rule uses scenario '\(scenario)'\(suggestion) (scenarios in use: \(known.isEmpty ? "none" : known.sorted().joined(separator: ", ")))")
+            }
             engine.setScenarioState(scenario, to: state)
         case .resetState:
             engine.resetState()

@@ -15,35 +15,72 @@ package final class ControlConnection: Sendable {
         self.handler = handler
     }
 
-    /// Connects to the runner, says hello with the token, and starts answering commands.
+    /// How long the app waits for the runner to answer its hello.
+    package static let welcomeLimit = 10
+
+    /// Connects to the runner, says hello with the token, waits for the runner to prove itself with
+    /// its own token, and starts answering commands.
     ///
-    /// - Throws: ``StubKitError`` when the runner cannot be reached: it asked for control, so carrying
-    ///   on silently would leave its first command waiting for an app that never comes.
+    /// - Throws: ``StubKitError`` when the runner cannot be reached, refuses the hello (with its
+    ///   reason) or does not prove itself: it asked for control, so carrying on silently would leave
+    ///   the app unsteered and its first command waiting for an app that never comes.
     package static func start(_ settings: ControlLaunchSettings, handler: ControlCommandHandler) throws(StubKitError) -> ControlConnection {
+        let place = "\(ControlLaunchSettings.addressVariable)=127.0.0.1:\(settings.port)"
         let socket: LoopbackSocket
         do {
             socket = try LoopbackSocket.connect(port: settings.port)
         } catch {
-            throw .invalidLaunchSetting("\(ControlLaunchSettings.addressVariable)=127.0.0.1:\(settings.port): cannot reach the test runner: \(error.description)")
+            throw .invalidLaunchSetting("\(place): cannot reach the test runner: \(error.description)")
         }
         guard socket.send(ControlProtocol.encodeHello(token: settings.token, pid: ProcessInfo.processInfo.processIdentifier)) else {
             socket.close()
-            throw .invalidLaunchSetting("\(ControlLaunchSettings.addressVariable)=127.0.0.1:\(settings.port): the test runner closed the connection")
+            throw .invalidLaunchSetting("\(place): the test runner closed the connection")
         }
+        var reader = ControlLineReader()
+        let pending: [ControlLineReader.Item]
+        do {
+            pending = try welcome(on: socket, settings: settings, reader: &reader)
+        } catch {
+            socket.close()
+            throw .invalidLaunchSetting("\(place): \(error.description)")
+        }
+        socket.setReceiveTimeout(0)
         let connection = ControlConnection(socket: socket, handler: handler)
-        let thread = Thread { connection.serve() }
+        let welcomed = reader
+        let thread = Thread { connection.serve(reader: welcomed, carrying: pending) }
         thread.name = "StubKit runtime control"
         thread.start()
         return connection
     }
 
-    /// Reads and answers commands until the runner closes the connection.
-    private func serve() {
-        var reader = ControlLineReader()
+    /// Waits for the runner's welcome and checks its token; the items that arrived behind it.
+    private static func welcome(on socket: LoopbackSocket, settings: ControlLaunchSettings,
+                                reader: inout ControlLineReader) throws(ControlProtocol.Failure) -> [ControlLineReader.Item] {
+        socket.setReceiveTimeout(welcomeLimit)
+        var items: [ControlLineReader.Item] = []
+        while items.isEmpty {
+            let bytes: Data
+            do { bytes = try socket.receive() } catch {
+                throw ControlProtocol.Failure(description: "the test runner did not answer the hello within \(welcomeLimit) s (\(error.description))")
+            }
+            if bytes.isEmpty { throw ControlProtocol.Failure(description: "the test runner closed the connection without answering the hello") }
+            items = reader.append(bytes)
+        }
+        guard case .line(let line) = items[0] else { throw ControlProtocol.Failure(description: "the test runner's answer to the hello is over the size limit") }
+        let token = try ControlProtocol.decodeWelcome(line)
+        guard ControlProtocol.sameToken(token, settings.runnerToken) else {
+            throw ControlProtocol.Failure(description: "the process listening there is not the test runner that launched this app (its token differs)")
+        }
+        return Array(items.dropFirst())
+    }
+
+    /// Reads and answers commands until the runner closes the connection; `reader` and `carrying`
+    /// hold what arrived with the welcome.
+    private func serve(reader: ControlLineReader, carrying: [ControlLineReader.Item]) {
+        var reader = reader
+        var items = carrying
         while true {
-            let bytes = socket.receive()
-            if bytes.isEmpty { break }
-            for item in reader.append(bytes) {
+            for item in items {
                 let reply: ControlReply
                 switch item {
                 case .line(let line):
@@ -53,6 +90,8 @@ package final class ControlConnection: Sendable {
                 }
                 guard socket.send(ControlProtocol.encode(reply)) else { socket.close(); return }
             }
+            guard let bytes = try? socket.receive(), !bytes.isEmpty else { break }
+            items = reader.append(bytes)
         }
         // A message cut in half has nobody left to hear about it: the runner closed its end.
         socket.close()

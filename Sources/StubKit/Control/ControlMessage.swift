@@ -49,15 +49,17 @@ package struct ControlReply: Sendable, Hashable {
     }
 }
 
-/// The wire format of runtime control, version 1, written and read here for both sides.
+/// The wire format of runtime control, version 2, written and read here for both sides.
 ///
 /// Newline-delimited JSON over one loopback TCP connection that the app opens to the runner. The app's
-/// first line is the hello, `{"v":1,"hello":"<token>","pid":<n>}`; then the runner sends commands,
+/// first line is the hello, `{"v":2,"hello":"<token>","pid":<n>}`; the runner answers with
+/// `{"v":2,"welcome":"<runner token>"}`, which proves to the app that its own runner listens, or with
+/// `{"v":2,"refused":"<reason>"}` and closes. Then the runner sends commands,
 /// `{"id":7,"command":"activate","template":"restaurants_closed"}`, and the app answers each in
 /// order with `{"id":7,"ok":true}` or `{"id":7,"ok":false,"error":"…","diagnostics":[…]}`. Every
 /// line is at most ``maximumLineLength`` bytes.
 package enum ControlProtocol {
-    package static let version = 1
+    package static let version = 2
     /// Longest line either side accepts (a rule's JSON with an inline body fits many times over).
     package static let maximumLineLength = 1 << 20
 
@@ -65,6 +67,8 @@ package enum ControlProtocol {
         var v: Int?
         var hello: String?
         var pid: Int32?
+        var welcome: String?
+        var refused: String?
         var id: Int?
         var command: String?
         var template: String?
@@ -108,6 +112,35 @@ package enum ControlProtocol {
         guard line.v == version else { throw Failure(description: "the app speaks control protocol version \(line.v.map(String.init) ?? "none"); this runner speaks version \(version)") }
         guard let token = line.hello else { throw Failure(description: "the first line is not a hello") }
         return (token, line.pid ?? 0)
+    }
+
+    /// The runner's answer to an authentic hello: its own token.
+    package static func encodeWelcome(runnerToken: String) -> Data {
+        encode(Line(v: version, welcome: runnerToken))
+    }
+
+    /// The runner's answer to a hello it refuses.
+    package static func encodeRefusal(_ reason: String) -> Data {
+        encode(Line(v: version, refused: reason))
+    }
+
+    /// The runner's token from its answer to the hello.
+    ///
+    /// - Throws: ``Failure`` with the runner's reason when it refused, or saying what else came.
+    package static func decodeWelcome(_ data: Data) throws(Failure) -> String {
+        let line = try decodeLine(data)
+        if let reason = line.refused { throw Failure(description: "the test runner refused the connection: \(reason)") }
+        guard line.v == version, let token = line.welcome else {
+            throw Failure(description: "the test runner did not acknowledge the hello (it speaks control protocol version \(line.v.map(String.init) ?? "none"); this app speaks version \(version))")
+        }
+        return token
+    }
+
+    /// Compares two tokens in time that does not depend on where they differ.
+    package static func sameToken(_ given: String, _ expected: String) -> Bool {
+        let given = Array(given.utf8), expected = Array(expected.utf8)
+        guard given.count == expected.count else { return false }
+        return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     // MARK: Commands

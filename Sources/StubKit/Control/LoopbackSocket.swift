@@ -19,6 +19,10 @@ package struct LoopbackSocket: Sendable {
         init(_ call: String, _ code: Int32 = errno) {
             description = "\(call) failed: \(String(cString: strerror(code)))"
         }
+
+        init(description: String) {
+            self.description = description
+        }
     }
 
     private init(descriptor: Int32) {
@@ -85,14 +89,22 @@ package struct LoopbackSocket: Sendable {
 
     /// The next connection on a listening socket; `nil` when none is waiting (the descriptor is
     /// non-blocking then) or accepting failed.
-    package func accept() -> LoopbackSocket? {
+    ///
+    /// The connection is blocking and closed on exec whatever the listener is: BSD kernels (Darwin)
+    /// give an accepted socket the listener's `O_NONBLOCK`, Linux does not, and a reader that expects
+    /// to block would otherwise see "no data yet" where it waits for a hello. `inherited` runs on the
+    /// raw descriptor before that is settled, so a test can play the Darwin kernel here.
+    package func accept(inherited: (@Sendable (Int32) -> Void)? = nil) -> LoopbackSocket? {
         let fd = systemAccept(descriptor, nil, nil)
         guard fd >= 0 else { return nil }
-        #if canImport(Darwin)
+        // Glibc's module does not export accept4, so both set close-on-exec just after accepting.
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        #if canImport(Darwin)
         var on: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
+        inherited?(fd)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return LoopbackSocket(descriptor: fd)
     }
 
@@ -129,13 +141,70 @@ package struct LoopbackSocket: Sendable {
         }
     }
 
-    /// Blocks until bytes arrive; empty at the end of the connection (or after an error or a time-out).
-    package func receive() -> Data {
+    /// How a bounded write ended.
+    package enum SendOutcome: Sendable, Equatable {
+        case sent
+        /// The peer stopped reading: the kernel's buffers stayed full until the time limit.
+        case timedOut
+        case failed(String)
+    }
+
+    /// Writes all of `data` without ever blocking longer than `seconds`: a peer that stops reading
+    /// (suspended, stopped in a debugger) costs the time limit, not the calling thread.
+    package func send(_ data: Data, within seconds: TimeInterval) -> SendOutcome {
+        #if canImport(Darwin)
+        let flags = Int32(MSG_DONTWAIT)
+        #else
+        let flags = Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
+        #endif
+        let deadline = Date().addingTimeInterval(seconds)
+        return data.withUnsafeBytes { buffer -> SendOutcome in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemSend(descriptor, buffer.baseAddress! + offset, buffer.count - offset, flags)
+                if written >= 0 { offset += written; continue }
+                let code = errno
+                if code == EINTR { continue }
+                guard code == EAGAIN || code == EWOULDBLOCK else { return .failed(Failure("send", code).description) }
+                let left = deadline.timeIntervalSinceNow
+                guard left > 0, wait(for: Int16(POLLOUT), milliseconds: Int32(min(left * 1000, 1_000_000)) + 1) else { return .timedOut }
+            }
+            return .sent
+        }
+    }
+
+    /// Blocks until bytes arrive; empty at the end of the connection.
+    ///
+    /// - Throws: ``Failure`` when reading fails or the receive time-out passes without data. On a
+    ///   descriptor that is non-blocking after all, "no data yet" waits for data rather than ending.
+    package func receive() throws(Failure) -> Data {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            return count > 0 ? Data(buffer[0..<count]) : Data()
+            if count > 0 { return Data(buffer[0..<count]) }
+            if count == 0 { return Data() }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                if fcntl(descriptor, F_GETFL) & O_NONBLOCK != 0 {
+                    _ = wait(for: Int16(POLLIN), milliseconds: -1)
+                    continue
+                }
+                // A blocking read reports EAGAIN only when SO_RCVTIMEO passed.
+                throw Failure(description: "no data within the time limit")
+            }
+            throw Failure("recv", code)
+        }
+    }
+
+    /// Waits until `events` (`POLLIN`, `POLLOUT`) can proceed or `milliseconds` pass (-1: no limit);
+    /// `false` when the time passed.
+    package func wait(for events: Int16, milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: events, revents: 0)
+        while true {
+            let result = poll(&entry, 1, milliseconds)
+            if result < 0 && errno == EINTR { continue }
+            return result != 0
         }
     }
 

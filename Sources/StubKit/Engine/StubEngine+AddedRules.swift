@@ -33,6 +33,14 @@ extension StubEngine {
         return added
     }
 
+    /// The scenarios the active templates and added rules name, for a suggestion when a test names
+    /// one no rule uses.
+    package var scenarioNames: Set<String> {
+        state.withLock { shared in
+            Set((shared.bundles + shared.addedRules.map(\.bundle)).flatMap(\.rules).compactMap { $0.request.scenarioState?.scenario })
+        }
+    }
+
     /// Removes a rule added at runtime; `false` when no added rule has that id.
     @discardableResult
     package func removeRule(id: String) -> Bool {

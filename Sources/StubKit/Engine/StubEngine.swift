@@ -313,7 +313,7 @@ public final class StubEngine: Sendable {
         }
         var delay = response.delay
         if let range = response.delayRange {
-            var random = SeededRandom(seed: seed, salt: "\(entry.bundle)|\(rule.source.index)", hit: hit)
+            var random = SeededRandom(seed: seed, salt: "\(entry.bundle)|\(rule.source.file)|\(rule.source.index)", hit: hit)
             delay = range.lowerBound + (range.upperBound - range.lowerBound) * random.nextUnit()
         }
         return .answer(StubMatch(rule: rule, bundle: entry.bundle, parameters: parameters, response: response, delay: delay, hit: hit))

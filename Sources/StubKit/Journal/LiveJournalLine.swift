@@ -14,11 +14,16 @@ import Foundation
 ///   `status`, `responseHeaders`, `responseBodySize`, `passedThrough`, `recordedAs`, `error`
 ///   (`{code, description}`), `nearMisses` (how many rules nearly matched). Absent keys mean "none".
 ///
+/// - `"cleared"`: the app's journal was emptied (runtime control's `clearJournal`); a runner forgets
+///   the requests before it. Runners that do not know a kind skip its lines.
+///
 /// Request bodies are cut to ``bodyPreviewLimit`` bytes (`requestBodyTruncated` says so); response
 /// bodies are not written, only their size.
 package enum LiveJournalLine: Sendable {
     case rules([Rule])
     case request(JournalEntry)
+    /// The journal was emptied: the requests before this line no longer count.
+    case cleared
 
     /// A rule of an active bundle, as the `rules` line names it.
     package struct Rule: Sendable, Hashable, Codable {
@@ -85,6 +90,8 @@ package enum LiveJournalLine: Sendable {
         switch self {
         case .rules(let rules):
             line.rules = rules
+        case .cleared:
+            line.kind = "cleared"
         case .request(let entry):
             line.kind = "request"
             line.id = entry.id
@@ -127,6 +134,8 @@ package enum LiveJournalLine: Sendable {
         switch line.kind {
         case "rules":
             self = .rules(line.rules ?? [])
+        case "cleared":
+            self = .cleared
         case "request":
             guard let urlText = line.url, let url = URL(string: urlText) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a request line without a valid url"))

@@ -84,9 +84,11 @@ public final class StubJournal: Sendable {
         state.withLock { $0.waiters.count }
     }
 
-    /// Forgets every entry (the active bundles and their states stay as they are).
+    /// Forgets every entry (the active bundles and their states stay as they are); a live journal
+    /// file says so, so the runner reading it forgets them too.
     public func clear() {
         state.withLock { state in
+            state.live?.append(.cleared)
             state.storage = []
             state.head = 0
             state.bodyBytes = 0

@@ -151,6 +151,22 @@ struct LaunchFlagsTests {
         #expect(bridge.date() == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
     }
 
+    @Test("the app's date follows the engine's clock after launch (runtime control's setNow), until set by hand")
+    func nowFollowsEngine() throws {
+        let activation = try StubActivation.prepare(StubLaunchSettings(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z"], environment: [:]),
+                                                    locator: BundleLocator(explicitFolder: nil, environment: [:], includeMainBundle: false))
+        var launch = try LaunchOverrides(arguments: ["/app", "STUB_NOW=2024-05-01T19:30:00Z"], environment: [:], activation: activation)
+        #expect(launch.date() == ISO8601DateFormatter().date(from: "2024-05-01T19:30:00Z"))
+        let later = try #require(ISO8601DateFormatter().date(from: "2030-01-02T03:04:05Z"))
+        activation.engine.setNow(later)
+        #expect(launch.date() == later)
+        activation.engine.setNow(nil)
+        #expect(abs(launch.date().timeIntervalSinceNow) < 3600)
+        let byHand = Date(timeIntervalSince1970: 0)
+        launch.now = byHand
+        #expect(launch.date() == byHand)
+    }
+
     @Test("STUB_SEED gives the app a repeatable generator")
     func seed() throws {
         let bridge = try LaunchOverrides(arguments: ["/app", "STUB_SEED=42"], environment: [:])

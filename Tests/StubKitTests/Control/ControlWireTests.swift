@@ -22,19 +22,32 @@ struct ControlWireTests {
             let locator = BundleLocator(explicitFolder: nil, environment: [:], includeMainBundle: false)
             let activation = try StubActivation.prepare(StubLaunchSettings(templates: ["restaurants_base"]), locator: locator)
             engine = activation.engine
-            let token = ControlLaunchSettings.randomToken()
-            _ = try ControlConnection.start(ControlLaunchSettings(port: port, token: token), handler: ControlCommandHandler(engine: engine, locator: locator))
-            connection = try #require(listener.accept())
-            connection.setReceiveTimeout(Int(ControlWireTests.timeout))
-            let hello = try #require(nextLine())
-            #expect(try ControlProtocol.decodeHello(hello).token == token)
+            let token = ControlLaunchSettings.randomToken(), runnerToken = ControlLaunchSettings.randomToken()
+            // The app waits for the welcome in `start`: the runner's part is played on a thread.
+            let accepted = Locked<LoopbackSocket?>(nil)
+            let runner = Thread {
+                guard let socket = listener.accept() else { return }
+                socket.setReceiveTimeout(Int(ControlWireTests.timeout))
+                accepted.withLock { $0 = socket }
+                var reader = ControlLineReader()
+                while let bytes = try? socket.receive(), !bytes.isEmpty {
+                    guard case .line(let hello)? = reader.append(bytes).first else { continue }
+                    if (try? ControlProtocol.decodeHello(hello).token) == token {
+                        _ = socket.send(ControlProtocol.encodeWelcome(runnerToken: runnerToken))
+                    }
+                    return
+                }
+            }
+            runner.start()
+            _ = try ControlConnection.start(ControlLaunchSettings(port: port, token: token, runnerToken: runnerToken),
+                                            handler: ControlCommandHandler(engine: engine, locator: locator))
+            connection = try #require(accepted.withLock { $0 })
         }
 
         mutating func nextLine() -> Data? {
             var pending: [ControlLineReader.Item] = []
             while pending.isEmpty {
-                let bytes = connection.receive()
-                if bytes.isEmpty { return nil }
+                guard let bytes = try? connection.receive(), !bytes.isEmpty else { return nil }
                 pending = reader.append(bytes)
             }
             guard case .line(let line) = pending[0] else { return nil }
@@ -76,11 +89,17 @@ struct ControlWireTests {
         #expect(status(runner.engine, "/restaurants") == 410)
     }
 
-    /// A fake app: connects to `control` with its token and hands back the connection, the hello sent.
-    func fakeApp(for control: AppControl, token: String? = nil) throws -> LoopbackSocket {
+    /// A fake app: connects to `control` with its token and hands back the connection, the hello sent
+    /// and the runner's welcome read.
+    func fakeApp(for control: AppControl) throws -> LoopbackSocket {
         let port = try #require(UInt16(control.launchEnvironment["STUB_CONTROL"]?.split(separator: ":").last ?? ""))
         let socket = try LoopbackSocket.connect(port: port)
-        #expect(socket.send(ControlProtocol.encodeHello(token: token ?? control.launchEnvironment["STUB_CONTROL_TOKEN"]!, pid: 1)))
+        #expect(socket.send(ControlProtocol.encodeHello(token: control.launchEnvironment["STUB_CONTROL_TOKEN"]!, pid: 1)))
+        var reader = ControlLineReader()
+        var welcome: [ControlLineReader.Item] = []
+        while welcome.isEmpty, let bytes = try? socket.receive(), !bytes.isEmpty { welcome = reader.append(bytes) }
+        guard case .line(let line)? = welcome.first else { Issue.record("no welcome"); return socket }
+        #expect(try ControlProtocol.decodeWelcome(line) == control.launchEnvironment["STUB_CONTROL_RUNNER_TOKEN"])
         return socket
     }
 
@@ -90,16 +109,15 @@ struct ControlWireTests {
         Thread {
             var reader = ControlLineReader()
             while true {
-                let bytes = app.receive()
-                if bytes.isEmpty || !reader.append(bytes).isEmpty { break }
+                guard let bytes = try? app.receive(), !bytes.isEmpty, reader.append(bytes).isEmpty else { break }
             }
             answer(app)
         }.start()
     }
 
-    @Test("an answer cut in half by the app's exit: the call fails saying so, not a hang")
+    @Test("an answer cut in half by the app's exit: the call fails saying so, not a hang; the next call waits for another app and says why the last one went")
     func replyCutInHalf() async throws {
-        let control = try AppControl(timeout: Self.timeout)
+        let control = try AppControl(timeout: 2)
         let app = try fakeApp(for: control)
         // Half a line, then the app goes away.
         playApp(app) { app in
@@ -113,7 +131,13 @@ struct ControlWireTests {
         } catch let error as AppControlError {
             #expect(error.message == "the app closed the control connection: the connection closed in the middle of a message (11 bytes without a newline)", "\(error)")
         }
-        await #expect(throws: AppControlError.self) { try await control.clearJournal() }
+        do {
+            try await control.clearJournal()
+            Issue.record("a call with no app connected succeeded")
+        } catch let error as AppControlError {
+            #expect(error.message.contains("did not connect for runtime control within 2.0 s"), "\(error)")
+            #expect(error.message.hasSuffix("; the previous connection ended: the app closed the control connection: the connection closed in the middle of a message (11 bytes without a newline)"), "\(error)")
+        }
     }
 
     @Test("an answer over the size limit ends the session with a clear error")
@@ -136,13 +160,29 @@ struct ControlWireTests {
     func launchSettings() throws {
         let token = ControlLaunchSettings.randomToken()
         #expect(token.count == 32 && token != ControlLaunchSettings.randomToken())
-        let good = StubLaunchSettings(arguments: ["app"], environment: ["STUB_CONTROL": "127.0.0.1:4000", "STUB_CONTROL_TOKEN": token])
-        #expect(good.control == ControlLaunchSettings(port: 4000, token: token) && good.problems.isEmpty && !good.isEmpty)
-        #expect(!good.launchArguments.contains { $0.contains(token) })
-        let remote = StubLaunchSettings(arguments: ["app"], environment: ["STUB_CONTROL": "10.0.0.2:4000", "STUB_CONTROL_TOKEN": token])
+        let runnerToken = ControlLaunchSettings.randomToken()
+        let good = StubLaunchSettings(arguments: ["app"], environment: ["STUB_CONTROL": "127.0.0.1:4000", "STUB_CONTROL_TOKEN": token, "STUB_CONTROL_RUNNER_TOKEN": runnerToken])
+        #expect(good.control == ControlLaunchSettings(port: 4000, token: token, runnerToken: runnerToken) && good.problems.isEmpty && !good.isEmpty)
+        #expect(!good.launchArguments.contains { $0.contains(token) || $0.contains(runnerToken) })
+        let remote = StubLaunchSettings(arguments: ["app"], environment: ["STUB_CONTROL": "10.0.0.2:4000", "STUB_CONTROL_TOKEN": token, "STUB_CONTROL_RUNNER_TOKEN": runnerToken])
         #expect(remote.control == nil && remote.problems == ["environment variable STUB_CONTROL=10.0.0.2:4000: expected 127.0.0.1:<port> (runtime control is loopback only)"])
         let tokenless = StubLaunchSettings(arguments: ["app"], environment: ["STUB_CONTROL": "127.0.0.1:4000"])
-        #expect(tokenless.problems.first?.contains("go together") == true)
-        #expect(throws: StubKitError.self) { try StubActivation.activate(arguments: ["app"], environment: ["STUB_CONTROL": "10.0.0.2:4000", "STUB_CONTROL_TOKEN": token], register: false) }
+        #expect(tokenless.problems == ["environment variables STUB_CONTROL, STUB_CONTROL_TOKEN and STUB_CONTROL_RUNNER_TOKEN go together; STUB_CONTROL_TOKEN and STUB_CONTROL_RUNNER_TOKEN are missing"])
+        #expect(throws: StubKitError.self) { try StubActivation.activate(arguments: ["app"], environment: ["STUB_CONTROL": "10.0.0.2:4000", "STUB_CONTROL_TOKEN": token, "STUB_CONTROL_RUNNER_TOKEN": runnerToken], register: false) }
+    }
+
+    @Test("added rules with random delays each draw their own: the salt names the rule, not only its index in a one-rule file")
+    func addedRuleDelaySalt() throws {
+        let engine = StubEngine(seed: 7)
+        for path in ["/a", "/b"] {
+            let (rule, diagnostics) = BundleLoader(options: .engine).decodeRule(#"{ "method": "GET", "path": "\#(path)", "status": 200, "delay": { "min": 0, "max": 1000 } }"#, file: "added rule")
+            engine.addRule(try #require(rule, "\(diagnostics)"))
+        }
+        func delay(_ path: String) -> TimeInterval? {
+            guard case .answer(let match) = engine.decision(for: StubRequest(url: URL(string: "https://api.takeaway.example\(path)")!)) else { return nil }
+            return match.delay
+        }
+        let a = try #require(delay("/a")), b = try #require(delay("/b"))
+        #expect(a != b, "both added rules drew \(a) s")
     }
 }

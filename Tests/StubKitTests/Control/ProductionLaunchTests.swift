@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StubKit
+import StubKitTesting
 import StubKitTestSupport
 
 #if os(Linux)
@@ -38,14 +39,14 @@ struct ProductionLaunchTests {
         #expect(activation == nil)
         #expect(try descriptors() == before, "a production launch opened descriptors")
 
-        // The same count sees the connection that control settings ask for.
-        let (listener, port) = try LoopbackSocket.listen()
-        defer { listener.close() }
+        // The same count sees the connection that control settings ask for: the app's end and, the
+        // runner being in this process too, the runner's end of it.
+        let control = try AppControl(timeout: 60)
         let listening = try descriptors()
-        let controlled = try StubActivation.activate(arguments: ["app"], environment: ["STUB_CONTROL": "127.0.0.1:\(port)", "STUB_CONTROL_TOKEN": ControlLaunchSettings.randomToken()], register: false)
+        let controlled = try StubActivation.activate(arguments: ["app"], environment: control.launchEnvironment, register: false)
         #expect(controlled != nil)
         let opened = try descriptors().filter { !listening.contains($0) }
-        #expect(opened.count == 1 && opened.allSatisfy { $0.hasPrefix("socket:") }, "\(opened)")
+        #expect(opened.count == 2 && opened.allSatisfy { $0.hasPrefix("socket:") }, "\(opened)")
     }
 }
 #endif

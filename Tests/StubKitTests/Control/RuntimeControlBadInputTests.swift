@@ -92,26 +92,47 @@ struct RuntimeControlBadInputTests {
         await #expect(throws: CancellationError.self) { try await task.value }
     }
 
-    @Test("a connection with the wrong token is closed, the app still gets in, and nothing else can connect after it")
+    /// Connects to `port`, says hello with `token`, and returns the runner's first line (the welcome
+    /// or the refusal) and whether the runner then closed the connection.
+    static func hello(port: UInt16, token: String, version: Int = ControlProtocol.version) throws -> (answer: String, closed: Bool) {
+        let socket = try LoopbackSocket.connect(port: port)
+        defer { socket.close() }
+        var hello = ControlProtocol.encodeHello(token: token, pid: 1)
+        if version != ControlProtocol.version {
+            hello = Data(String(decoding: hello, as: UTF8.self).replacingOccurrences(of: "\"v\":\(ControlProtocol.version)", with: "\"v\":\(version)").utf8)
+        }
+        #expect(socket.send(hello))
+        // A timed read: a runner that left the connection open fails the test instead of hanging it.
+        socket.setReceiveTimeout(30)
+        var received = Data()
+        while true {
+            guard let bytes = try? socket.receive() else { return (String(decoding: received, as: UTF8.self), false) }
+            if bytes.isEmpty { return (String(decoding: received, as: UTF8.self), true) }
+            received.append(bytes)
+            if received.last == UInt8(ascii: "\n"), received.count > 0, String(decoding: received, as: UTF8.self).contains("welcome") {
+                return (String(decoding: received, as: UTF8.self), false)
+            }
+        }
+    }
+
+    @Test("a connection with the wrong token is refused and closed, the app still gets in, and a second hello while it is connected is refused")
     func wrongToken() async throws {
         var config = AppLaunchConfiguration(templates: ["restaurants_base"], killSwitch: true)
         let control = try config.enableRuntimeControl(timeout: Self.timeout)
         let port = try #require(UInt16(config.launchEnvironment["STUB_CONTROL"]?.split(separator: ":").last ?? ""))
-        // A stray local process, or a second app, poses as the app.
-        let impostor = try LoopbackSocket.connect(port: port)
-        defer { impostor.close() }
-        #expect(impostor.send(ControlProtocol.encodeHello(token: ControlLaunchSettings.randomToken(), pid: 1)))
-        // Closed by the runner (the end of the connection at once), not left open until the read's time limit.
-        impostor.setReceiveTimeout(30)
-        let started = Date()
-        #expect(impostor.receive().isEmpty)
-        #expect(Date().timeIntervalSince(started) < 20, "the impostor's connection stayed open")
+        // A stray local process, or a second app, poses as the app: refused, with no token in the reason.
+        let impostor = try Self.hello(port: port, token: ControlLaunchSettings.randomToken())
+        #expect(impostor.closed, "the impostor's connection stayed open")
+        #expect(impostor.answer.contains("does not carry this runner's token"), "\(impostor.answer)")
+        #expect(!impostor.answer.contains(control.launchEnvironment["STUB_CONTROL_RUNNER_TOKEN"]!))
 
         let app = try AppUnderTest.launch(process.stubdemo, with: config, arguments: ["--interactive"], control: control)
         defer { app.terminate() }
         try await control.addRule(#"{ "method": "GET", "path": "/restaurants", "status": 418 }"#)
         #expect(try process.ask(app, "GET \(Self.api)/restaurants")["status"] as? Int == 418)
-        // The app is in: the runner no longer listens.
-        #expect(throws: LoopbackSocket.Failure.self) { try LoopbackSocket.connect(port: port) }
+        // The app is in: another hello, even with the right token, is refused while it stays connected.
+        let second = try Self.hello(port: port, token: control.launchEnvironment["STUB_CONTROL_TOKEN"]!)
+        #expect(second.closed && second.answer.contains("another app is connected"), "\(second.answer)")
+        try await control.resetState()
     }
 }

@@ -70,6 +70,13 @@ struct RuntimeControlProcessTests {
         try await control.setScenario("order", state: "placed")
         let placed = try ask(app, "GET \(Self.api)/orders/9001")
         #expect(placed["status"] as? Int == 200 && body(placed).contains("accepted"), "\(placed)")
+        // A scenario no rule uses is refused, with the closest name in use.
+        do {
+            try await control.setScenario("ordr", state: "placed")
+            Issue.record("a scenario no rule uses was set")
+        } catch let error as AppControlError {
+            #expect(error.message.contains("no active or added rule uses scenario 'ordr'; did you mean 'order'?"), "\(error)")
+        }
     }
 
     @Test("resetting returns sequences and scenarios to their start")
@@ -126,5 +133,36 @@ struct RuntimeControlProcessTests {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any]
         let entries = (object?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         #expect(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == ["\(Self.api)/search?q=pizza"])
+    }
+
+    @Test("one AppControl steers a relaunched app: the second launch connects again with fresh state")
+    func relaunch() async throws {
+        var config = AppLaunchConfiguration(templates: ["restaurants_base"], killSwitch: true)
+        let control = try config.enableRuntimeControl(timeout: Self.timeout)
+        let first = try AppUnderTest.launch(stubdemo, with: config, arguments: ["--interactive"], control: control)
+        try await control.addRule(#"{ "method": "GET", "path": "/restaurants", "status": 418 }"#)
+        #expect(try ask(first, "GET \(Self.api)/restaurants")["status"] as? Int == 418)
+        first.terminate()
+        let second = try AppUnderTest.launch(stubdemo, with: config, arguments: ["--interactive"], control: control)
+        defer { second.terminate() }
+        #expect(try ask(second, "GET \(Self.api)/restaurants")["status"] as? Int == 200, "\(second.standardError)")
+        let id = try await control.addRule(#"{ "method": "GET", "path": "/restaurants", "status": 503 }"#)
+        #expect(id == "rule-1")
+        #expect(try ask(second, "GET \(Self.api)/restaurants")["status"] as? Int == 503)
+    }
+
+    @Test("clearing the journal: the runner's live journal forgets earlier requests at once and counts later ones from zero")
+    func clearJournalLive() async throws {
+        let (app, control) = try launch(["restaurants_base"])
+        defer { app.terminate() }
+        let restaurants = RequestPredicate("GET", path: "/restaurants")
+        _ = try ask(app, "GET \(Self.api)/restaurants")
+        try await app.journal.waitForRequest(matching: restaurants, count: 1, timeout: Self.timeout)
+        try await control.clearJournal()
+        #expect(app.journal.entries.isEmpty, "\(app.journal.entries.map(\.request.url))")
+        _ = try ask(app, "GET \(Self.api)/restaurants")
+        try await app.journal.waitForRequest(matching: restaurants, count: 1, timeout: Self.timeout)
+        #expect(app.journal.requests(matching: restaurants).count == 1)
+        #expect(app.journal.problems.isEmpty, "\(app.journal.problems)")
     }
 }
