@@ -42,15 +42,9 @@ actor Gate {
     /// Arrives, and waits until everyone has, or `limit` seconds have passed; whether everyone arrived.
     nonisolated func arriveAndWait(limit seconds: Double) async -> Bool {
         await arrive()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.wait() }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-                await self.open()
-            }
-            await group.next()
-            group.cancelAll()
-        }
+        // The limit is a deadline on the event, not a wait for it: the gate opens at the last arrival.
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { Task { await self.open() } }
+        await wait()
         return await everyoneArrived
     }
 }
