@@ -36,6 +36,7 @@ package final class ShutdownSignals: Sendable {
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         for number in signals {
+            precondition((1..<65).contains(number), "\(number) is not a signal number")
             signalPipes[Int(number)] = writeEnd
             var action = sigaction()
             #if canImport(Glibc)
@@ -102,7 +103,12 @@ package final class ShutdownSignals: Sendable {
 
 /// The pipe each signal's handler writes to, by signal number. Read by the handler, which may use
 /// nothing but async-signal-safe calls (no locks), so it is set before the handler is installed.
-nonisolated(unsafe) private var signalPipes = [Int32](repeating: -1, count: 65)
+/// Plain memory rather than a Swift array: the handler must not meet a copy-on-write.
+nonisolated(unsafe) private let signalPipes: UnsafeMutablePointer<Int32> = {
+    let pipes = UnsafeMutablePointer<Int32>.allocate(capacity: 65)
+    pipes.initialize(repeating: -1, count: 65)
+    return pipes
+}()
 
 private func forwardSignal(_ number: Int32) {
     let saved = errno
