@@ -1,4 +1,5 @@
 #if Tools
+import Dispatch
 import Foundation
 import StubKit
 #if canImport(Glibc)
@@ -80,7 +81,12 @@ package final class ShutdownSignals: Sendable {
         close(writeEnd)
     }
 
+    /// Signalled once per signal caught, by the reading thread: a wait on it needs no task to run, so a
+    /// busy cooperative pool cannot delay it (tests wait on it).
+    package let arrivals = DispatchSemaphore(value: 0)
+
     private func fire() {
+        arrivals.signal()
         let resumed = state.withLock { state in
             state.received = true
             defer { state.waiting = [] }
