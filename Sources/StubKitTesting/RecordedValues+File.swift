@@ -11,8 +11,9 @@ import Darwin
 extension RecordedValues {
     /// Saves in this process take turns, so two stores of one bundle (two tests) cannot each read the
     /// file, add their own value and write, losing the other's; the folder's lock does the same across
-    /// processes (parallel test runners).
-    private static let saving = Locked(())
+    /// processes (parallel test runners). An Int, not Void: a zero-sized value shares its address with
+    /// the lock's mutex, which the thread sanitizer then reports as a race with another thread's locking.
+    private static let saving = Locked(0)
 
     /// The values files this process has recorded anew (``Mode/record``), by resolved path: its first
     /// save there drops what an earlier recording left, later saves (other stores, other tests of this
