@@ -3,9 +3,9 @@
 package enum RuleKey: String, CaseIterable, Sendable {
     // Request conditions and rule options.
     case name, method, path, urlRegex, host, scheme, query, requestHeaders, requestBody
-    case priority, responses, afterLast, scenario, whenState, setState, template
+    case priority, responses, afterLast, scenario, whenState, setState, template, webSocket
     // What a response is: on a rule, and on each item of its `responses`.
-    case status, response, body, json, headers, contentType, delay, throttle, error
+    case status, response, body, json, headers, contentType, delay, throttle, error, events, keepOpen
     // The top-level dictionary's own keys (it shares `name`, `host`, `headers`, `requestHeaders`, `delay`).
     case rules, description, recordedAt
     // The older Just Eat-style format, still read.
@@ -13,13 +13,13 @@ package enum RuleKey: String, CaseIterable, Sendable {
     case inlineResponse = "inline_response"
 
     /// Keys that describe a response: allowed on a rule and on each item of its `responses`.
-    package static let responseKeys: [RuleKey] = [.status, .response, .body, .json, .headers, .contentType, .delay, .throttle, .error]
+    package static let responseKeys: [RuleKey] = [.status, .response, .body, .json, .headers, .contentType, .delay, .throttle, .error, .events, .keepOpen]
 
     /// Keys of one rule: its request conditions and options, and the response keys. Legacy keys are
     /// read but not listed, so suggestions teach the current ones.
     package static let ruleKeys: [RuleKey] = [
         .name, .method, .path, .urlRegex, .host, .scheme, .query, .requestHeaders, .requestBody,
-        .priority, .responses, .afterLast, .scenario, .whenState, .setState, .template,
+        .priority, .responses, .afterLast, .scenario, .whenState, .setState, .template, .webSocket,
     ] + responseKeys
 
     /// Keys of the top-level dictionary form.
@@ -40,7 +40,8 @@ package enum RuleKey: String, CaseIterable, Sendable {
     /// Whether the key describes a response (current or legacy), so it may appear in `responses`.
     var isResponse: Bool {
         switch self {
-        case .status, .response, .body, .json, .headers, .contentType, .delay, .throttle, .error, .statusCode, .jsonFile, .inlineResponse: true
+        case .status, .response, .body, .json, .headers, .contentType, .delay, .throttle, .error, .events, .keepOpen,
+             .statusCode, .jsonFile, .inlineResponse: true
         default: false
         }
     }
@@ -59,6 +60,36 @@ package enum RuleKey: String, CaseIterable, Sendable {
     /// Conditions on one query item or header.
     enum ValueCondition: String, CaseIterable {
         case equals, matches, present, absent
+    }
+
+    /// The fields of one Server-Sent Event in `events`.
+    enum EventField: String, CaseIterable {
+        case event, data, id, retry, comment, delay, setState
+    }
+
+    /// The keys of a `webSocket` script.
+    enum WebSocketKey: String, CaseIterable {
+        case onConnect, replies, every, subprotocol, maxMessageSize
+    }
+
+    /// The keys of one step of a WebSocket script: what it sends (one of them), and its delay.
+    enum WebSocketStepKey: String, CaseIterable {
+        case text, json, binary, ping, close, delay
+    }
+
+    /// The keys of one reply of a WebSocket script.
+    enum WebSocketReplyKey: String, CaseIterable {
+        case when, send, setState
+    }
+
+    /// The keys of one periodic entry of a WebSocket script.
+    enum WebSocketPeriodicKey: String, CaseIterable {
+        case interval, send, times
+    }
+
+    /// The keys of a WebSocket close step.
+    enum WebSocketCloseKey: String, CaseIterable {
+        case code, reason
     }
 
     /// The bounds of a random delay.

@@ -67,6 +67,12 @@ extension RulesDecoder {
                 report(.invalidValue, at: entry.value.position, keyPath: path(), "a throttle of \(bytes) bytes per second would never finish",
                        fix: "give a positive number of bytes per second, such as 16384 for a slow 3G line")
             }
+        case .events:
+            bodySources.append((entry.key, entry.keyPosition))
+            response.events = eventStream(entry.value, keepsOpen: response.events?.keepsOpen ?? false, keyPath: path())
+        case .keepOpen:
+            // Applied once the response's keys are read (see checkEventStream): it belongs to 'events'.
+            break
         case .error:
             guard let text = string(entry.value, keyPath: path()) else { return }
             if let error = SimulatedNetworkError(rawValue: text) {
@@ -166,7 +172,11 @@ extension RulesDecoder {
                 decodeResponseKey(key, entry, into: &itemResponse, bodySources: &itemSources, keyPath: itemPath)
             }
             checkBodySources(itemSources, error: itemResponse.error, keyPath: itemPath)
-            if draft.isTemplate { itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath, entries: itemEntries + ruleEntries) }
+            checkEventStream(&itemResponse, entries: itemEntries, keyPath: itemPath)
+            if draft.isTemplate {
+                itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath, entries: itemEntries + ruleEntries)
+                eventTemplates(of: &itemResponse, pathParameters: pathParameters, keyPath: itemPath)
+            }
             itemResponse.cacheHeaderFields()
             responses.append(itemResponse)
         }

@@ -49,6 +49,8 @@ struct RulesDecoder {
         var whenExhausted = ResponseSequence.Exhausted.repeatLast
         var scenario: String? = nil, whenState: String? = nil, newState: String? = nil
         var isTemplate = false
+        /// The `webSocket` script, read once the rule's other keys are (its templates need `template`).
+        var webSocketValue: SourceValue? = nil
 
         init(defaults: Defaults) {
             // (`mapValues` allocates even for the empty dictionary most files have.)
@@ -154,18 +156,28 @@ struct RulesDecoder {
         checkBodySources(draft.bodySources, error: draft.response.error, keyPath: keyPath)
         checkScenario(of: &draft, entries: entries, keyPath: keyPath)
         checkAfterLast(of: draft, entries: entries, keyPath: keyPath)
+        checkEventStream(&draft.response, entries: entries, keyPath: keyPath)
 
         // Templates are parsed now, so an unknown field is reported at load time, not when served.
         let pathParameters: Set<String>? = draft.request.path.map { pattern in
             Set(pattern.components.compactMap { if case .parameter(let name) = $0 { return name } else { return nil } })
         }
-        if draft.isTemplate { draft.response.template = templates(for: draft.response, pathParameters: pathParameters, keyPath: keyPath, entries: entries) }
+        var webSocket: WebSocketScript? = nil
+        if let script = draft.webSocketValue {
+            checkWebSocketRule(&draft, entries: entries, keyPath: keyPath)
+            webSocket = webSocketScript(script, isTemplate: draft.isTemplate, pathParameters: pathParameters, keyPath: "\(keyPath).webSocket")
+        }
+        if draft.isTemplate {
+            draft.response.template = templates(for: draft.response, pathParameters: pathParameters, keyPath: keyPath, entries: entries)
+            eventTemplates(of: &draft.response, pathParameters: pathParameters, keyPath: keyPath)
+        }
         draft.response.cacheHeaderFields()
         let sequence = decodeSequence(of: &draft, pathParameters: pathParameters, ruleEntries: entries)
+        checkStreamedStates(of: draft, sequence: sequence, webSocket: webSocket, entries: entries, keyPath: keyPath)
 
         let source = RuleSource(file: file, position: value.position, index: index, keyPath: keyPath)
         return StubRule(name: draft.name, source: source, request: draft.request, response: draft.response, sequence: sequence,
-                        newState: draft.newState, priority: draft.priority)
+                        newState: draft.newState, priority: draft.priority, webSocket: webSocket)
     }
 
     /// One key of a rule: a request condition, a response key, or one of the rule's options.
@@ -211,6 +223,8 @@ struct RulesDecoder {
             if case .bool(let b) = entry.value.kind { draft.isTemplate = b } else { wrongType(entry.value, keyPath: path(), expected: "true or false") }
         case .priority:
             if let p = integer(entry.value, keyPath: path()) { draft.priority = p }
+        case .webSocket:
+            draft.webSocketValue = entry.value
         default:
             if key.isResponse {
                 decodeResponseKey(key, entry, into: &draft.response, bodySources: &draft.bodySources, keyPath: keyPath)

@@ -18,6 +18,7 @@ package struct StubRule: Sendable {
         var sequence: ResponseSequence?
         var newState: String?
         var priority: Int
+        var webSocket: WebSocketScript?
     }
 
     /// The name used in reports: the rule's `name`, or `METHOD path` when it has none.
@@ -54,19 +55,26 @@ package struct StubRule: Sendable {
         _read { yield storage.parts.priority }
         set { storage.change { $0.priority = newValue } }
     }
+    /// The conversation a WebSocket rule (`webSocket`) holds once it accepts the upgrade; such a rule
+    /// answers WebSocket upgrade requests only.
+    package var webSocket: WebSocketScript? {
+        _read { yield storage.parts.webSocket }
+        set { storage.change { $0.webSocket = newValue } }
+    }
 
     package init(name: String? = nil, source: RuleSource, request: RequestConditions, response: StubResponse,
-                sequence: ResponseSequence? = nil, newState: String? = nil, priority: Int = 0) {
+                sequence: ResponseSequence? = nil, newState: String? = nil, priority: Int = 0, webSocket: WebSocketScript? = nil) {
         storage = SharedParts(Parts(name: name, source: source, request: request, response: response, sequence: sequence,
-                                newState: newState, priority: priority))
+                                newState: newState, priority: priority, webSocket: webSocket))
     }
 
     /// Whether answering depends on or changes engine state (sequences, scenarios, random delays).
     /// A rule whose template shows `{{hit}}` counts its answers, so it is stateful too.
     var isStateful: Bool {
         sequence != nil || newState != nil || request.scenarioState != nil || response.delayRange != nil
-            || response.template?.usesHitCount == true
-            || (sequence?.responses.contains { $0.delayRange != nil || $0.template?.usesHitCount == true } ?? false)
+            || response.template?.usesHitCount == true || response.events?.usesHitCount == true
+            || webSocket?.usesHitCount == true
+            || (sequence?.responses.contains { $0.delayRange != nil || $0.template?.usesHitCount == true || $0.events?.usesHitCount == true } ?? false)
     }
 
     /// A short label for logs and reports.
@@ -123,6 +131,8 @@ package struct RequestConditions: Sendable, Hashable {
     package var body: [BodyMatcher]
     /// The scenario and the state it must be in (`scenario` + `whenState`).
     package var scenarioState: ScenarioCondition?
+    /// The request must be a WebSocket upgrade (`Upgrade: websocket`): set for `webSocket` rules.
+    package var webSocketUpgrade: Bool = false
 
     package init(
         methods: Set<String>? = nil,
@@ -185,7 +195,8 @@ package struct RequestConditions: Sendable, Hashable {
 extension StubRule: CustomReflectable {
     package var customMirror: Mirror {
         Mirror(self, children: ["name": name as Any, "source": source, "request": request, "response": response,
-                                "sequence": sequence as Any, "newState": newState as Any, "priority": priority],
+                                "sequence": sequence as Any, "newState": newState as Any, "priority": priority,
+                                "webSocket": webSocket as Any],
                displayStyle: .struct)
     }
 }
@@ -244,163 +255,6 @@ package struct ResponseSequence: Sendable {
         case .repeatLast: return responses.last
         case .cycle: return responses[n % responses.count]
         case .fail: return nil
-        }
-    }
-}
-
-/// What a rule answers with: a response, or a simulated network failure.
-package struct StubResponse: Sendable {
-    package var status: Int
-    /// Response headers in the order written; `Content-Type` and `Content-Length` are added when absent.
-    package var headers: [(name: String, value: String)] { didSet { cachedHeaderFields = nil } }
-    package var body: ResponseBody { didSet { cachedHeaderFields = nil } }
-    package var contentType: String? { didSet { cachedHeaderFields = nil } }
-    /// Seconds to wait before the response starts.
-    package var delay: TimeInterval
-    /// A random delay in this range instead, drawn from the engine's seeded generator.
-    package var delayRange: ClosedRange<TimeInterval>?
-    /// Bandwidth limit in bytes per second; the body then takes `length / throttle` seconds.
-    package var throttle: Int?
-    /// The body and headers as templates (`{{path.id}}`, `{{query.q}}`, `{{now}}`, …), when the rule says `template`.
-    package var template: ResponseTemplates? { didSet { cachedHeaderFields = nil } }
-    /// When set, the request fails with this error instead of receiving a response.
-    package var error: SimulatedNetworkError?
-
-    package init(
-        status: Int = 200,
-        headers: [(name: String, value: String)] = [],
-        body: ResponseBody = .empty,
-        contentType: String? = nil,
-        delay: TimeInterval = 0,
-        delayRange: ClosedRange<TimeInterval>? = nil,
-        throttle: Int? = nil,
-        template: ResponseTemplates? = nil,
-        error: SimulatedNetworkError? = nil
-    ) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.contentType = contentType
-        self.delay = delay
-        self.delayRange = delayRange
-        self.throttle = throttle
-        self.template = template
-        self.error = error
-    }
-
-    /// Whether the response redirects (3xx with a `Location` header).
-    package var redirectLocation: String? {
-        guard (300...399).contains(status), status != 304 else { return nil }
-        return headers.first { $0.name.lowercased() == "location" }?.value
-    }
-
-    /// The headers sent, without `Content-Length` (computed from the body when it is sent): the rule's
-    /// headers, then `Content-Type` when they have none. Built on each call; the engine keeps a copy
-    /// per rule so serving does not build it again.
-    package var headerFields: [String: String] {
-        if let prepared = cachedHeaderFields { return prepared }
-        return Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
-    }
-
-    /// Headers computed once when the rule is loaded (or activated); changing anything they are made
-    /// from drops them, so they never go stale.
-    var cachedHeaderFields: [String: String]?
-
-    static func buildHeaderFields(headers: [(name: String, value: String)], contentType: String?) -> [String: String] {
-        // Room for Content-Type and Content-Length too: growing by one rehashed once per rule at load.
-        var fields = [String: String](minimumCapacity: headers.count + 2)
-        var hasContentType = false
-        for header in headers {
-            let lowered = header.name.lowercased()
-            if lowered == "content-length" { continue }
-            if lowered == "content-type" { hasContentType = true }
-            fields[header.name] = header.value
-        }
-        if !hasContentType, let contentType { fields["Content-Type"] = contentType }
-        return fields
-    }
-
-    /// Computes the header fields once, for serving.
-    mutating func cacheHeaderFields() {
-        var fields = Self.buildHeaderFields(headers: headers, contentType: effectiveContentType)
-        // An inline body's length is known now; a file's is read when served (the file may change).
-        if template?.body == nil {
-            switch body {
-            case .inline(let data), .json(let data): fields["Content-Length"] = String(data.count)
-            case .empty: fields["Content-Length"] = "0"
-            case .file: break
-            }
-        }
-        cachedHeaderFields = fields
-    }
-
-    /// The content type sent: the rule's, else one inferred from the response file's extension.
-    package var effectiveContentType: String? {
-        if let contentType { return contentType }
-        if let header = headers.first(where: { $0.name.lowercased() == "content-type" }) {
-            return header.value
-        }
-        switch body {
-        case .file(let url): return MediaType.forExtension(url.pathExtension)
-        case .json: return "application/json"
-        case .inline, .empty: return nil
-        }
-    }
-}
-
-/// The templated parts of a response, parsed when the bundle is loaded.
-package struct ResponseTemplates: Sendable {
-    package var body: ResponseTemplate?
-    /// Header name to template, for headers that hold a placeholder.
-    package var headers: [String: ResponseTemplate]
-
-    package init(body: ResponseTemplate? = nil, headers: [String: ResponseTemplate] = [:]) {
-        self.body = body
-        self.headers = headers
-    }
-
-    /// Whether any part shows `{{hit}}`.
-    package var usesHitCount: Bool {
-        body?.usesHitCount == true || headers.values.contains { $0.usesHitCount }
-    }
-}
-
-/// Where a response body comes from.
-package enum ResponseBody: Sendable {
-    case empty
-    /// Text or bytes written in the rules file (`body`, `inline_response`).
-    case inline(Data)
-    /// A JSON value written in the rules file (`json`), already serialized.
-    case json(Data)
-    /// A file inside the bundle folder, streamed when served.
-    case file(URL)
-}
-
-/// The network failures a rule can simulate, by the names used in rules files.
-package enum SimulatedNetworkError: String, Sendable, CaseIterable {
-    case notConnectedToInternet
-    case timedOut
-    case networkConnectionLost
-    case cannotFindHost
-    case cannotConnectToHost
-    case dnsLookupFailed
-    case secureConnectionFailed
-    case badServerResponse
-    case cancelled
-    case resourceUnavailable
-
-    package var code: URLError.Code {
-        switch self {
-        case .notConnectedToInternet: return .notConnectedToInternet
-        case .timedOut: return .timedOut
-        case .networkConnectionLost: return .networkConnectionLost
-        case .cannotFindHost: return .cannotFindHost
-        case .cannotConnectToHost: return .cannotConnectToHost
-        case .dnsLookupFailed: return .dnsLookupFailed
-        case .secureConnectionFailed: return .secureConnectionFailed
-        case .badServerResponse: return .badServerResponse
-        case .cancelled: return .cancelled
-        case .resourceUnavailable: return .resourceUnavailable
         }
     }
 }

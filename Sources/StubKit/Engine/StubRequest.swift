@@ -62,6 +62,12 @@ public struct StubRequest: Sendable {
 
     /// Whether the body's text or JSON has been decoded and is held (for tests of the above).
     var holdsDecodedBody: Bool { storage.parts.bodyCache?.isEmpty == false }
+    /// Whether the request asks to become a WebSocket (`Upgrade: websocket`, in any case; RFC 6455 section 4.2.1).
+    package var isWebSocketUpgrade: Bool {
+        guard let upgrade = header("upgrade") else { return false }
+        return upgrade.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "websocket" }
+    }
+
     /// The body travels as a stream that has not been read yet (what `canInit` sees on Apple
     /// platforms): body conditions are then taken to hold, and decided once the body is read.
     package var bodyPending: Bool {

@@ -49,6 +49,10 @@ enum RequestMatcher {
         if let methods = conditions.methods, !methods.contains(request.method) {
             guard report(Mismatch(field: "method", expected: methods.sorted().joined(separator: " or "), actual: request.method)) else { return }
         }
+        if conditions.webSocketUpgrade, !request.isWebSocketUpgrade {
+            guard report(Mismatch(field: "upgrade", expected: "a WebSocket upgrade (Upgrade: websocket)",
+                                  actual: request.header("upgrade").map { "Upgrade: \($0)" } ?? "a plain HTTP request")) else { return }
+        }
         if let scheme = conditions.scheme, scheme != request.scheme {
             guard report(Mismatch(field: "scheme", expected: scheme, actual: request.scheme)) else { return }
         }

@@ -12,6 +12,9 @@ package struct PreparedResponse {
     package var reader: ResponseBodyReader
     /// The body rendered from a template, when the rule has one.
     package var rendered: Data?
+    /// The events to send instead of a body, when the rule answers with an event stream: the body is
+    /// then empty and the head has no `Content-Length` (the stream ends when its last event is sent).
+    package var events: PreparedEvents?
 
     /// Fills in the rule's templates for this request; everything else was prepared at load time.
     ///
@@ -32,6 +35,11 @@ package struct PreparedResponse {
             var context = ResponseTemplate.Context(request: request, parameters: match.parameters, now: now, hit: match.hit)
             for (name, template) in templates.headers { headers[name] = template.renderHeaderValue(&context) }
             if let body = templates.body { rendered = Data(body.render(&context).utf8) }
+        }
+        if let stream = response.events {
+            headers = headers.filter { $0.key.lowercased() != "content-length" }
+            return .success(PreparedResponse(status: response.status, headers: headers, reader: ResponseBodyReader(.empty), rendered: nil,
+                                             events: PreparedEvents(stream, match: match, request: request)))
         }
         let reader = rendered.map { ResponseBodyReader(.inline($0)) } ?? ResponseBodyReader(response.body)
         if let problem = reader.problem {
