@@ -79,6 +79,14 @@ public struct AppLaunchConfiguration: Sendable, Hashable {
         set { stubs.liveJournalPath = newValue }
     }
 
+    /// The local stub server the app's WebSockets go to (`STUB_WEBSOCKET_SERVER`): start `stubkit serve`
+    /// with the WebSocket rules' templates, put its URL here, and the app opens each socket at
+    /// `LaunchOverrides.webSocketURL(for:)`.
+    public var webSocketServer: URL? {
+        get { stubs.webSocketServer }
+        set { stubs.webSocketServer = newValue }
+    }
+
     /// Starts runtime control for the app launched with this configuration: the returned
     /// ``AppControl`` listens on 127.0.0.1, and ``launchEnvironment`` from now on tells the app where to
     /// connect and carries the token that proves this runner launched it.

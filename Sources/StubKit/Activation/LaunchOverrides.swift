@@ -35,10 +35,13 @@ public struct LaunchOverrides: Sendable {
     /// Whether the launch asks for stubbing (templates, the kill switch, recording, a live journal).
     public var stubsRequested: Bool
 
+    /// Where WebSockets go: the local stub server the runner named, or nowhere with the kill switch.
+    var webSocketRoute = WebSocketRoute(server: nil, killSwitch: false)
+
     /// Whether the launch carries anything for tests: stubs, flags, a fixed clock or a seed; `false` in
     /// a production launch.
     public var isTestLaunch: Bool {
-        stubsRequested || !featureFlags.isEmpty || !automationFlags.isEmpty || now != nil || seed != nil
+        stubsRequested || !featureFlags.isEmpty || !automationFlags.isEmpty || now != nil || seed != nil || webSocketRoute.server != nil
     }
 
     /// The flags of one kind.
@@ -72,6 +75,7 @@ public struct LaunchOverrides: Sendable {
             engine = activation.engine
             seed = activation.configuration.seed
             stubsRequested = !activation.configuration.isEmpty
+            webSocketRoute = WebSocketRoute(server: activation.configuration.webSocketServer, killSwitch: activation.configuration.killSwitch)
         } else {
             let configuration = StubLaunchSettings(arguments: arguments, environment: environment)
             stubsRequested = !configuration.isEmpty
@@ -80,6 +84,7 @@ public struct LaunchOverrides: Sendable {
             let locator = BundleLocator(explicitFolder: nil, environment: environment)
             now = configuration.now ?? configuration.templates.compactMap(locator.folder(for:)).compactMap(RecordingPlan.recordedAt(of:)).last
             seed = configuration.seed
+            webSocketRoute = WebSocketRoute(server: configuration.webSocketServer, killSwitch: configuration.killSwitch)
         }
     }
 
@@ -99,6 +104,23 @@ public struct LaunchOverrides: Sendable {
     public func date() -> Date {
         if let engine { return engine.now }
         return now ?? Date()
+    }
+
+    /// The URL to open a WebSocket to `url` with, under test: no URL protocol can answer a WebSocket
+    /// in-process (on Apple platforms or Linux), so the test runner starts the local stub server
+    /// (`stubkit serve`), names it in the launch (`AppLaunchConfiguration.webSocketServer`, or
+    /// `STUB_WEBSOCKET_SERVER=http://127.0.0.1:PORT`), and the app opens its sockets through this:
+    ///
+    /// ```swift
+    /// let task = session.webSocketTask(with: launch.webSocketURL(for: URL(string: "wss://chat.example.com/orders/1/chat")!))
+    /// ```
+    ///
+    /// - Returns: `ws://127.0.0.1:PORT/chat.example.com/orders/1/chat` when a server is named (the
+    ///   server's rules for `chat.example.com` answer it); with the kill switch on and no server, a URL
+    ///   on a host that never resolves (`….stubkit-refused.invalid`), so the socket fails rather than
+    ///   reach the real host; in a production launch, `url` unchanged.
+    public func webSocketURL(for url: URL) -> URL {
+        webSocketRoute.url(for: url)
     }
 
     /// A generator seeded with ``seed``, or `nil` when the launch sets none (use the system's then).

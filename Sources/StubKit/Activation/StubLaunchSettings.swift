@@ -33,6 +33,8 @@ package struct StubLaunchSettings: Sendable, Hashable {
     package var liveJournalPath: String?
     /// Runtime control (`STUB_CONTROL`, `STUB_CONTROL_TOKEN`; environment only): the runner to report to.
     package var control: ControlLaunchSettings?
+    /// The local stub server the app's WebSockets go to (`STUB_WEBSOCKET_SERVER=<URL>`; see ``WebSocketRoute``).
+    package var webSocketServer: URL?
     /// Arguments and variables that start with `STUB_` but could not be understood.
     package var problems: [String] = []
 
@@ -135,6 +137,12 @@ package struct StubLaunchSettings: Sendable, Hashable {
         self.control = control
         self.problems = problems + recordingProblems + controlProblems
         self.liveJournalPath = Self.value(of: Self.liveJournalVariable, arguments: arguments, environment: environment)
+        if let text = Self.value(of: WebSocketRoute.serverVariable, arguments: arguments, environment: environment) {
+            switch WebSocketRoute.parseServer(text) {
+            case .success(let url): webSocketServer = url
+            case .failure(let problem): self.problems.append(problem.description)
+            }
+        }
     }
 
     /// A `NAME=value` setting from launch arguments (`NAME=value` or `-NAME value`, the last one wins)
@@ -180,6 +188,7 @@ package struct StubLaunchSettings: Sendable, Hashable {
         if let seed { arguments.append("\(Self.seedPrefix)=\(seed)") }
         if let recording { arguments += recording.launchArguments }
         if let liveJournalPath { arguments.append("\(Self.liveJournalVariable)=\(liveJournalPath)") }
+        if let webSocketServer { arguments.append("\(WebSocketRoute.serverVariable)=\(webSocketServer.absoluteString)") }
         return arguments
     }
 }

@@ -172,6 +172,8 @@ extension RulesDecoder {
                 decodeResponseKey(key, entry, into: &itemResponse, bodySources: &itemSources, keyPath: itemPath)
             }
             checkBodySources(itemSources, error: itemResponse.error, keyPath: itemPath)
+            // An item's own body replaces the rule's event stream, as it replaces the rule's body.
+            if !itemSources.isEmpty, !itemSources.contains(where: { $0.key == RuleKey.events.rawValue }) { itemResponse.events = nil }
             checkEventStream(&itemResponse, entries: itemEntries, keyPath: itemPath)
             if draft.isTemplate {
                 itemResponse.template = templates(for: itemResponse, pathParameters: pathParameters, keyPath: itemPath, entries: itemEntries + ruleEntries)

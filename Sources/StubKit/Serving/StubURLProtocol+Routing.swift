@@ -43,8 +43,16 @@ extension StubURLProtocol {
     /// Whether the protocol takes `request`: what some rule (or the kill switch) of its engine answers,
     /// and every http(s) request of a session whose engine is gone, so that it fails with the reason
     /// rather than reaching the network unstubbed.
+    ///
+    /// Never a WebSocket (`ws`, `wss`, or an upgrade request, the form Apple's loading system may ask
+    /// about): no URL protocol can carry its frames, and taking the handshake only breaks the socket
+    /// (see ``WebSocketRoute`` for where the app's WebSockets go under test).
     static func takes(_ request: URLRequest, answerer: Answerer) -> Bool {
         guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        if let upgrade = request.value(forHTTPHeaderField: "Upgrade"),
+           upgrade.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() == "websocket" }) {
+            return false
+        }
         switch answerer {
         case .engine(let engine): return engine.handles(request)
         case .unregistered: return false

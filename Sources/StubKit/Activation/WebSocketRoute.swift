@@ -1,0 +1,68 @@
+import Foundation
+
+/// Where the app's WebSockets go under test (`STUB_WEBSOCKET_SERVER`): to the local stub server the
+/// test runner started, because no URL protocol can answer a WebSocket in-process.
+///
+/// Neither Apple's URL loading system nor FoundationNetworking hands a `URLSessionWebSocketTask`'s
+/// frames to a custom `URLProtocol`: the protocol client has no frame calls, and FoundationNetworking's
+/// task sends and receives only through its own built-in WebSocket protocol. So ``StubURLProtocol``
+/// never takes a WebSocket request (`ws`, `wss`, or an upgrade), and the app asks
+/// ``LaunchOverrides/webSocketURL(for:)`` for the URL to open instead:
+///
+/// - `wss://chat.example.com/orders/1/chat?x=1` with `STUB_WEBSOCKET_SERVER=http://127.0.0.1:8080`
+///   becomes `ws://127.0.0.1:8080/chat.example.com/orders/1/chat?x=1`: the server's host-prefixed form,
+///   which its rules for `chat.example.com` answer;
+/// - with the kill switch on and no server, `ws://chat.example.com.stubkit-refused.invalid/…`: a name
+///   that never resolves (RFC 6761), so the socket fails at once instead of reaching the real host;
+/// - otherwise (a production launch) the URL unchanged.
+package struct WebSocketRoute: Sendable, Hashable {
+    /// `STUB_WEBSOCKET_SERVER=<http(s) or ws(s) URL of the local stub server>`.
+    package static let serverVariable = "STUB_WEBSOCKET_SERVER"
+
+    /// The local server's base URL, when the launch names one.
+    package var server: URL?
+    /// Whether the launch turned the kill switch on.
+    package var killSwitch: Bool
+
+    package init(server: URL?, killSwitch: Bool) {
+        self.server = server
+        self.killSwitch = killSwitch
+    }
+
+    /// The server named by a launch setting's text: a URL with a scheme and a host, or the problem.
+    package static func parseServer(_ text: String) -> Result<URL, Problem> {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              ["http", "https", "ws", "wss"].contains(scheme), let host = components.host, !host.isEmpty else {
+            return .failure(Problem(description: "\(serverVariable)='\(text)' is not the URL of a local stub server; write http://127.0.0.1:PORT (what `stubkit serve` prints)"))
+        }
+        return .success(components.url!)
+    }
+
+    /// Why a launch setting names no server.
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The URL to open for `url`. Only `ws`, `wss`, `http` and `https` URLs with a host are routed; any
+    /// other URL is returned as it is.
+    package func url(for url: URL) -> URL {
+        guard var original = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = original.scheme?.lowercased(), ["ws", "wss", "http", "https"].contains(scheme),
+              let host = original.host, !host.isEmpty else { return url }
+        if let server, var routed = URLComponents(url: server, resolvingAgainstBaseURL: false) {
+            let secure = ["https", "wss"].contains(routed.scheme?.lowercased() ?? "")
+            routed.scheme = secure ? "wss" : "ws"
+            let base = routed.percentEncodedPath.hasSuffix("/") ? String(routed.percentEncodedPath.dropLast()) : routed.percentEncodedPath
+            let port = original.port.map { ":\($0)" } ?? ""
+            // The server's host-prefixed form names a non-default port as part of the host segment.
+            routed.percentEncodedPath = base + "/" + host.lowercased() + port + (original.percentEncodedPath.isEmpty ? "/" : original.percentEncodedPath)
+            routed.percentEncodedQuery = original.percentEncodedQuery
+            routed.fragment = nil
+            return routed.url ?? url
+        }
+        guard killSwitch else { return url }
+        original.scheme = "ws"
+        original.host = host + ".stubkit-refused.invalid"
+        return original.url ?? url
+    }
+}
