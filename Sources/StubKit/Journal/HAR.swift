@@ -61,6 +61,8 @@ package struct HAR: Codable, Sendable {
         package var comment: String?
         /// What StubKit's journal knows about the entry (bundle, rule, near misses).
         package var stubkit: EntryExtras?
+        /// A WebSocket's frames, as Chrome's developer tools export them.
+        package var webSocketMessages: [WebSocketMessage]?
 
         package init(startedDateTime: String, time: Double, request: Request, response: Response, comment: String? = nil, stubkit: EntryExtras? = nil) {
             self.startedDateTime = startedDateTime
