@@ -74,7 +74,7 @@ package struct HAR: Codable, Sendable {
             self.stubkit = stubkit
         }
 
-        enum CodingKeys: String, CodingKey { case startedDateTime, time, request, response, cache, timings, comment, stubkit = "_stubkit" }
+        enum CodingKeys: String, CodingKey { case startedDateTime, time, request, response, cache, timings, comment, stubkit = "_stubkit", webSocketMessages = "_webSocketMessages" }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
