@@ -106,6 +106,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOExtras", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
             ]
         ),

@@ -29,7 +29,7 @@ package final class StubServer: Sendable {
     private let admin: AdminAPI
     private let dispatcher: RequestDispatcher
     private let state = NIOLockedValueBox(State())
-    private let connections = OpenConnections()
+    let connections = OpenConnections()
 
     private struct State {
         var channel: (any Channel)?
@@ -125,8 +125,10 @@ package final class StubServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
                     try operations.addHandler(ShutdownNotifier())
-                    try operations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try operations.addHandler(ConnectionHandler(dispatcher: dispatcher))
+                    let webSocket = WebSocketUpgrade(dispatcher: dispatcher)
+                    try operations.configureHTTPServerPipeline(withPipeliningAssistance: true, withServerUpgrade: webSocket.configuration,
+                                                               withErrorHandling: true)
+                    try operations.addHandler(ConnectionHandler(dispatcher: dispatcher, webSocketUpgrade: webSocket))
                 }
             }
         return (try await bootstrap.bind(host: configuration.host, port: configuration.port).get(), quiescing)
@@ -221,6 +223,15 @@ final class OpenConnections: Sendable {
 
     func closeAll() {
         for channel in channels.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
+    }
+
+    /// Bytes written to the open connections and not yet taken by their sockets: what a client that does not read costs.
+    func bufferedOutboundBytes() async -> Int {
+        var total = 0
+        for channel in channels.withLockedValue({ Array($0.values) }) {
+            total += (try? await channel.getOption(.bufferedWritableBytes).get()) ?? 0
+        }
+        return total
     }
 }
 #endif

@@ -32,3 +32,30 @@ extension HAR {
         }
     }
 }
+
+extension HAR {
+    /// One frame of a WebSocket entry's `_webSocketMessages`, as Chrome writes it: `type` from the
+    /// browser's point of view (`send`: the client sent it, `receive`: the client received it), `time`
+    /// in seconds since 1970, the frame's `opcode` and its `data` (Base64 for binary frames).
+    package struct WebSocketMessage: Codable, Sendable {
+        package var type: String
+        package var time: Double
+        package var opcode: Int
+        package var data: String
+        /// A close frame's status code (StubKit's; Chrome writes close frames without one).
+        package var closeCode: Int?
+        /// A client message no reply matched: why each reply did not.
+        package var nearMisses: [String]?
+
+        enum CodingKeys: String, CodingKey { case type, time, opcode, data, closeCode = "_closeCode", nearMisses = "_nearMisses" }
+
+        package init(_ record: WebSocketMessageRecord) {
+            type = record.direction == .received ? "send" : "receive"
+            time = record.time.timeIntervalSince1970
+            opcode = record.opcode.rawValue
+            data = record.textOrBase64
+            closeCode = record.closeCode.map(Int.init)
+            nearMisses = record.nearMisses
+        }
+    }
+}

@@ -61,6 +61,8 @@ package struct HAR: Codable, Sendable {
         package var comment: String?
         /// What StubKit's journal knows about the entry (bundle, rule, near misses).
         package var stubkit: EntryExtras?
+        /// A WebSocket's frames, as Chrome's developer tools export them.
+        package var webSocketMessages: [WebSocketMessage]?
 
         package init(startedDateTime: String, time: Double, request: Request, response: Response, comment: String? = nil, stubkit: EntryExtras? = nil) {
             self.startedDateTime = startedDateTime
@@ -72,7 +74,7 @@ package struct HAR: Codable, Sendable {
             self.stubkit = stubkit
         }
 
-        enum CodingKeys: String, CodingKey { case startedDateTime, time, request, response, cache, timings, comment, stubkit = "_stubkit" }
+        enum CodingKeys: String, CodingKey { case startedDateTime, time, request, response, cache, timings, comment, stubkit = "_stubkit", webSocketMessages = "_webSocketMessages" }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)

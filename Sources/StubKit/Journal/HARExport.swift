@@ -65,8 +65,13 @@ extension StubJournal {
                                          mismatches: miss.mismatches.map(\.description))
             }
         }
-        return HAR.Entry(startedDateTime: formatter.string(from: entry.startedAt), time: milliseconds, request: harRequest,
-                         response: harResponse, comment: entry.error?.description, stubkit: stubkit)
+        var harEntry = HAR.Entry(startedDateTime: formatter.string(from: entry.startedAt), time: milliseconds, request: harRequest,
+                                 response: harResponse, comment: entry.error?.description, stubkit: stubkit)
+        harEntry.webSocketMessages = entry.webSocketMessages?.map(HAR.WebSocketMessage.init)
+        if entry.webSocketMessagesDropped > 0 {
+            harEntry.comment = "StubKit's journal left out the last \(entry.webSocketMessagesDropped) WebSocket frames to stay within its limits"
+        }
+        return harEntry
     }
 }
 

@@ -44,6 +44,11 @@ public struct JournalEntry: Sendable {
     public var error: ErrorInfo?
     /// On a miss: the closest rules and what did not match.
     package var nearMisses: [NearMiss]
+    /// For a WebSocket the local server accepted: the conversation's frames in order (the entry is
+    /// written when the connection ends).
+    package var webSocketMessages: [WebSocketMessageRecord]?
+    /// Frames of the conversation left out of ``webSocketMessages`` to stay within the journal's limits.
+    package var webSocketMessagesDropped = 0
 
     package init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
                 status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,

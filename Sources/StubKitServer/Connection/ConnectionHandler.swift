@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// A request as it arrived: head and whole body.
 struct ReceivedRequest {
@@ -57,8 +58,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// the shutdown for its grace period and then dropping the connection.
     var answerAtShutdown: (() -> Void)?
 
-    init(dispatcher: RequestDispatcher) {
+    /// The connection's WebSocket upgrade, which keeps the engine's decision for an upgrade it declined.
+    private let webSocketUpgrade: WebSocketUpgrade?
+
+    init(dispatcher: RequestDispatcher, webSocketUpgrade: WebSocketUpgrade? = nil) {
         self.dispatcher = dispatcher
+        self.webSocketUpgrade = webSocketUpgrade
     }
 
     var eventLoop: any EventLoop { context!.eventLoop }
@@ -143,11 +148,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = nil
             headDeadline = nil
             responding = true
-            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self)
+            let decided = body.readableBytes == 0 ? webSocketUpgrade?.takeDeclinedDecision(for: head) : nil
+            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self, decided: decided)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A WebSocket upgrade declined (no WebSocket rule, a bad handshake): the request goes on as plain HTTP.
+        if error is NIOWebSocketUpgradeError { return }
         context.close(promise: nil)
     }
 

@@ -48,35 +48,34 @@ final class RequestDispatcher: Sendable {
 
     // MARK: Dispatching
 
-    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler) {
+    /// - Parameter decided: the engine's decision, when it was already asked for this request (a
+    ///   WebSocket upgrade the server did not accept): asking again would count a stateful rule's hit twice.
+    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler, decided: StubEngine.Decision? = nil) {
         var request = request
         request.head.uri = HostRouter.originForm(of: request.head.uri, serverAuthority: authority)
-        let target = request.head.uri
         if configuration.cors, request.head.method == .OPTIONS, request.head.headers.contains(name: "access-control-request-method") {
             connection.send(status: 204, headers: preflightHeaders(for: request), body: nil)
             return
         }
-        if target == AdminAPI.prefix.dropLast() || target.hasPrefix(AdminAPI.prefix) {
+        if Self.isAdmin(request.head.uri) {
             admin.handle(request, on: connection, dispatcher: self)
             return
         }
-        let (router, authority, answers) = routing.withLockedValue { ($0.router, $0.authority, $0.answers) }
-        let hostHeader = request.head.headers.first(name: "host")
-        let routed: HostRouter.Routed
-        switch router.route(target: target, hostHeader: hostHeader, serverAuthority: authority) {
+        let exchange: Exchange
+        switch route(request) {
         case .failure(let refusal):
             refuse(status: 400, reason: refusal.reason, on: connection, request: request)
             return
         case .success(let result):
-            routed = result
+            exchange = result
         }
-        let stubRequest = StubRequest(method: request.method, url: routed.url, headers: Self.headers(of: request.head),
-                                      body: request.body.readableBytes > 0 ? Data(request.body.readableBytesView) : nil)
-        // Answers point the client back here: at the address it used, unless that is a stubbed host itself.
-        let clientAuthority = hostHeader.flatMap { $0 == authority || router.hosts.contains(HostRouter.hostOnly($0)) ? nil : $0 } ?? authority
-        let exchange = Exchange(request: request, stubRequest: stubRequest, routed: routed,
-                                rewriter: URLRewriter(hosts: router.hosts, base: "http://\(clientAuthority)"), answers: answers)
-        switch engine.decision(for: stubRequest) {
+        let stubRequest = exchange.stubRequest
+        switch decided ?? engine.decision(for: stubRequest) {
+        case .answer(let match) where match.rule.webSocket != nil:
+            // Only a handshake the server could not accept reaches here (no Sec-WebSocket-Key, a version other than 13).
+            let text = "StubKit: rule \(match.rule.displayName) in \(match.bundle) (\(match.rule.source.locationDescription)) answers WebSocket upgrades, and this request is not a valid one (it needs Sec-WebSocket-Key and Sec-WebSocket-Version: 13)"
+            journal(exchange, match: match, status: 400, error: URLError(.badServerResponse), description: text)
+            sendText(400, text + "\n", exchange, on: connection, extra: [("Sec-WebSocket-Version", "13")])
         case .answer(let match):
             if let recorder = engine.recorder, recorder.records(stubRequest) { recorder.noteReplayed() }
             answer(match, exchange, on: connection)
@@ -89,6 +88,26 @@ final class RequestDispatcher: Sendable {
             sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "sequence-used-up")])
         case .passThrough:
             forward(exchange, on: connection)
+        }
+    }
+
+    /// Whether the target (in origin form) is the admin API's.
+    static func isAdmin(_ target: String) -> Bool {
+        target == AdminAPI.prefix.dropLast() || target.hasPrefix(AdminAPI.prefix)
+    }
+
+    /// Routes a request (its target in origin form) to the stubbed URL it names, as the rules see it.
+    func route(_ request: ReceivedRequest) -> Result<Exchange, HostRouter.Refusal> {
+        let target = request.head.uri
+        let (router, authority, answers) = routing.withLockedValue { ($0.router, $0.authority, $0.answers) }
+        let hostHeader = request.head.headers.first(name: "host")
+        return router.route(target: target, hostHeader: hostHeader, serverAuthority: authority).map { routed in
+            let stubRequest = StubRequest(method: request.method, url: routed.url, headers: Self.headers(of: request.head),
+                                          body: request.body.readableBytes > 0 ? Data(request.body.readableBytesView) : nil)
+            // Answers point the client back here: at the address it used, unless that is a stubbed host itself.
+            let clientAuthority = hostHeader.flatMap { $0 == authority || router.hosts.contains(HostRouter.hostOnly($0)) ? nil : $0 } ?? authority
+            return Exchange(request: request, stubRequest: stubRequest, routed: routed,
+                            rewriter: URLRewriter(hosts: router.hosts, base: "http://\(clientAuthority)"), answers: answers)
         }
     }
 
