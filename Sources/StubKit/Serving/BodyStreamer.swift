@@ -44,6 +44,18 @@ final class BodyStreamer: @unchecked Sendable {
         var kept = Data()
         var count = 0
         var truncated = false
+
+        /// Notes `chunk` as sent, keeping what fits under `keepLimit`.
+        mutating func append(_ chunk: Data, keepLimit: Int) {
+            let room = keepLimit - kept.count
+            if chunk.count <= room {
+                kept.append(chunk)
+            } else {
+                if room > 0 { kept.append(chunk.prefix(room)) }
+                truncated = true
+            }
+            count += chunk.count
+        }
     }
 
     init(reader: ResponseBodyReader, rendered: Data?, chunkSize: Int, throttle: Int?, executor: LoadExecutor, task: URLSessionTask?,
@@ -123,14 +135,7 @@ final class BodyStreamer: @unchecked Sendable {
     }
 
     private func hand(_ chunk: Data) {
-        let room = keepLimit - sent.kept.count
-        if chunk.count <= room {
-            sent.kept.append(chunk)
-        } else {
-            if room > 0 { sent.kept.append(chunk.prefix(room)) }
-            sent.truncated = true
-        }
-        sent.count += chunk.count
+        sent.append(chunk, keepLimit: keepLimit)
         deliver(chunk)
     }
 }

@@ -16,7 +16,7 @@ import FoundationNetworking
 final class StubLoad: @unchecked Sendable {
     let executor: LoadExecutor
     let engine: StubEngine
-    private weak var task: URLSessionTask?
+    weak var task: URLSessionTask?
     private let isDownload: String?
     private let redirectMode: RedirectFollower.Mode
     private let startedAt = Date()
@@ -40,6 +40,8 @@ final class StubLoad: @unchecked Sendable {
         var cancelForward: (@Sendable () -> Void)?
         /// What the journal keeps of a body left partly in its stream (``StubRequest/bodyPending``).
         var unreadBodyStart: Data?
+        /// The events an event stream has sent so far, which the journal keeps if the app leaves it.
+        var streamed: BodyStreamer.Sent?
     }
 
 
@@ -115,8 +117,9 @@ final class StubLoad: @unchecked Sendable {
         guard wasRunning else { return }
         let state = progress.withLock { $0 }
         guard let request = state.request else { return }
-        record(request, match: state.match, status: state.status, headers: state.headers, body: nil,
-               passThrough: state.passedThrough, final: true, error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]))
+        record(request, match: state.match, status: state.status, headers: state.headers, body: state.streamed?.kept,
+               bodySize: state.streamed?.count, truncated: state.streamed?.truncated ?? false, passThrough: state.passedThrough, final: true,
+               error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]))
     }
 
     // MARK: Deciding
@@ -128,7 +131,7 @@ final class StubLoad: @unchecked Sendable {
         let stubRequest = found?.request ?? StubRequest(request, bodyPending: unread != nil)
         unreadBody = unread
         progress.withLock {
-            $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:]
+            $0.request = stubRequest; $0.match = nil; $0.status = nil; $0.headers = [:]; $0.streamed = nil
             $0.unreadBodyStart = unread?.data
         }
         guard let decision = engine.decision(for: stubRequest, found: found, bodyOnDemand: unread != nil) else {
@@ -202,6 +205,10 @@ final class StubLoad: @unchecked Sendable {
 
         executor.withClient { client, instance in client.urlProtocol(instance, didReceive: httpResponse, cacheStoragePolicy: .notAllowed) }
         let isHead = request.httpMethod?.uppercased() == "HEAD"
+        if let events = prepared.events, !isHead {
+            sendEvents(events, match: match, stubRequest: stubRequest, headers: headers)
+            return
+        }
         if isHead || reader.length == 0 {
             record(stubRequest, match: match, status: response.status, headers: headers, body: Data(), bodySize: 0, final: true)
             executor.withClient(ends: true) { client, instance in client.urlProtocolDidFinishLoading(instance) }
