@@ -3,7 +3,7 @@ import Foundation
 /// Scrubbing what was already written, when a secret is learned late.
 extension BundleWriter {
     /// Applies `scrub` again to every text response file this writer wrote and to the stored
-    /// response headers, when a secret was learned after they were written (a JWT in a login body,
+    /// response headers and events, when a secret was learned after they were written (a JWT in a login body,
     /// recognised only when a later request sends it as `Authorization`). Each changed file is
     /// replaced atomically (staged, then renamed), under the append lock.
     ///
@@ -25,16 +25,27 @@ extension BundleWriter {
                 }
                 total += count
             }
-            var headerCount = 0
+            var inRules = 0
             for g in state.groups.indices {
                 for r in state.groups[g].responses.indices {
                     for (name, value) in state.groups[g].responses[r].headers {
                         let (clean, count) = scrub(value)
-                        if count > 0 { state.groups[g].responses[r].headers[name] = clean; headerCount += count }
+                        if count > 0 { state.groups[g].responses[r].headers[name] = clean; inRules += count }
+                    }
+                    for e in state.groups[g].responses[r].events?.events.indices ?? 0..<0 {
+                        let event = state.groups[g].responses[r].events!.events[e]
+                        if let data = event.data, case let (clean, count) = scrub(data), count > 0 {
+                            state.groups[g].responses[r].events!.events[e].data = clean
+                            inRules += count
+                        }
+                        if let comment = event.comment, case let (clean, count) = scrub(comment), count > 0 {
+                            state.groups[g].responses[r].events!.events[e].comment = clean
+                            inRules += count
+                        }
                     }
                 }
             }
-            if headerCount > 0, !state.batching, (try? write(state)) != nil { total += headerCount }
+            if inRules > 0, !state.batching, (try? write(state)) != nil { total += inRules }
             return total
         }
     }

@@ -49,6 +49,24 @@ extension BundleWriter {
         if let file = stored.file { pairs.append(entry(.response, .string(file))) }
         if let delay = stored.delay, delay > 0 { pairs.append(entry(.delay, .raw(ImportedOptions.number(delay)))) }
         if let error = stored.error { pairs.append(entry(.error, .string(error))) }
+        if let stream = stored.events {
+            pairs.append(entry(.events, .array(stream.events.map { .object(eventKeys($0)) })))
+            if stream.keepsOpen { pairs.append(entry(.keepOpen, .bool(true))) }
+        }
+        return pairs
+    }
+
+    /// One event as a rule writes it: `data` always as text (what was received, never re-serialized
+    /// JSON), `delay` only when there is one.
+    static func eventKeys(_ event: EventStream.Event) -> [(String, JSONText)] {
+        typealias Field = RuleKey.EventField
+        var pairs: [(String, JSONText)] = []
+        if let comment = event.comment { pairs.append((Field.comment.rawValue, .string(comment))) }
+        if let name = event.event { pairs.append((Field.event.rawValue, .string(name))) }
+        if let id = event.id { pairs.append((Field.id.rawValue, .string(id))) }
+        if let retry = event.retry { pairs.append((Field.retry.rawValue, .int(retry))) }
+        if let data = event.data { pairs.append((Field.data.rawValue, .string(data))) }
+        if event.delay > 0 { pairs.append((Field.delay.rawValue, .raw(ImportedOptions.number(event.delay)))) }
         return pairs
     }
 

@@ -90,6 +90,8 @@ package final class BundleWriter: Sendable {
         package var delay: Double?
         /// A simulated network failure instead of the response (``SimulatedNetworkError`` raw value).
         package var error: String?
+        /// Server-Sent Events instead of a body (a recorded `text/event-stream`).
+        package var events: EventStream?
 
         package init(status: Int, headers: [String: String], body: Body, fileExtension: String) {
             self.status = status
@@ -127,6 +129,7 @@ package final class BundleWriter: Sendable {
         var file: String?
         var delay: Double?
         var error: String?
+        var events: EventStream?
     }
 
     struct State {
@@ -291,7 +294,7 @@ package final class BundleWriter: Sendable {
                 file = name
             }
             let headers = response.headers.filter { !Self.transferHeaders.contains($0.key.lowercased()) }
-            let stored = Stored(status: response.status, headers: headers, file: file, delay: response.delay, error: response.error)
+            let stored = Stored(status: response.status, headers: headers, file: file, delay: response.delay, error: response.error, events: response.events)
             if state.batching {
                 // Nothing is written before endBatch(), so nothing to roll back: no copy of the state
                 // (copying it per append made a 10,000-entry import quadratic).

@@ -114,6 +114,12 @@ public final class Recorder: Sendable {
             redacted += redactBody(&body, ext: &ext, size: capture.count, contentType: contentType)
         }
         // Headers after the body: a token the body revealed is scrubbed from this response's headers too.
+        let storedHeaders = redactedHeaders(headers, redacted: &redacted)
+        return append(conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext), redacted: redacted, knownBefore: knownBefore)
+    }
+
+    /// The response headers to store, secrets replaced (also those learnt from this exchange's body).
+    func redactedHeaders(_ headers: [String: String], redacted: inout Int) -> [String: String] {
         var (storedHeaders, headerCount) = redactor.headers(headers)
         redacted += headerCount
         for (name, value) in storedHeaders where value != Redactor.placeholder {
@@ -128,8 +134,14 @@ public final class Recorder: Sendable {
             redacted += count
             if scrubbed != value { storedHeaders[name] = scrubbed }
         }
+        return storedHeaders
+    }
+
+    /// Writes one redacted exchange, and scrubs what was written before of secrets it revealed.
+    func append(_ conditions: BundleWriter.RequestConditions, _ response: BundleWriter.Response, redacted: Int, knownBefore: Int) -> Result<String, RecordingError> {
+        var redacted = redacted
         do {
-            let file = try writer.append(conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext))
+            let file = try writer.append(conditions, response)
             // A secret first seen in this exchange may sit in files written before it: scrub them again.
             if seenSecrets.withLock({ $0.count }) > knownBefore {
                 redacted += writer.rescrub { self.scrub($0) }

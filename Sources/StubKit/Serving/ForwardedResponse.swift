@@ -29,6 +29,13 @@ package struct ForwardedResponse {
     package private(set) var truncated = false
     /// The whole body on disk, when the engine records (see ``Recorder``).
     package private(set) var capture: ResponseCapture?
+    /// The events with their arrival times instead, when the engine records a `text/event-stream`.
+    package private(set) var eventStream: EventStreamCapture?
+
+    /// Whether the upstream answers with Server-Sent Events (known once the head arrived).
+    package var isEventStream: Bool {
+        EventStreamCapture.isEventStream(headers.first { $0.key.lowercased() == "content-type" }?.value)
+    }
 
     /// Starts a relay; the capture for the recording is made now, so the first chunk has a home.
     package init(request: StubRequest, recorder: Recorder?, keepsAtMost: Int) {
@@ -66,6 +73,11 @@ package struct ForwardedResponse {
         let headers = Self.relayedHeaders(upstream, framesItself: framesItself)
         self.status = status
         self.headers = headers
+        if recorder != nil, isEventStream {
+            // Recorded as the events it carries, timed from now: no response file.
+            eventStream = EventStreamCapture()
+            capture = nil
+        }
         return headers
     }
 
@@ -81,6 +93,7 @@ package struct ForwardedResponse {
         }
         count += data.count
         capture?.append(data, keepingOnFailure: keepingOnFailure)
+        eventStream?.receive(data)
     }
 
     /// The error a forwarding failure reaches the client and the journal as.
@@ -88,10 +101,15 @@ package struct ForwardedResponse {
         error as? URLError ?? URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: error.localizedDescription])
     }
 
-    /// The exchange failed: nothing half-written, the bundle never sees a failed exchange.
-    package mutating func fail(_ error: URLError) {
+    /// The exchange failed: nothing half-written, the bundle never sees a failed exchange. An event
+    /// stream is the exception: a feed the server dropped is recorded with the events it sent, as a
+    /// stream that ends there (clients see a dropped feed and an ended one alike).
+    @discardableResult
+    package mutating func fail(_ error: URLError) -> (recordedAs: String?, recordingFailure: String?) {
         capture = nil
+        if eventStream != nil, status != nil { return finishRecording() }
         recorder?.noteFailed(error)
+        return (nil, nil)
     }
 
     /// The whole body from the capture, for a transport that hands it over in one piece.
@@ -99,9 +117,20 @@ package struct ForwardedResponse {
 
     /// The exchange completed: writes it to the recording (before the client hears the end, so a
     /// finished request is in the bundle) and gives what the journal entry says about it.
-    package mutating func finishRecording() -> (recordedAs: String?, recordingFailure: String?) {
-        defer { capture = nil }
+    ///
+    /// - Parameter clientLeft: the client ended the exchange (an app cancelling a live feed): an event
+    ///   stream is written with the events so far and `keepOpen`, so its replay stays open as the feed did.
+    package mutating func finishRecording(clientLeft: Bool = false) -> (recordedAs: String?, recordingFailure: String?) {
+        defer { capture = nil; eventStream = nil }
         guard let recorder, let status else { return (nil, nil) }
+        if let eventStream {
+            switch recorder.record(request, status: status, headers: headers, events: EventStream(events: eventStream.recorded(), keepsOpen: clientLeft)) {
+            case .success: return ("(events)", nil)
+            case .failure(let error): return (nil, "\(error.path): \(error.reason)")
+            }
+        }
+        // A client that left before the end leaves an incomplete body: nothing is recorded.
+        if clientLeft { return (nil, nil) }
         if capture == nil && count > 0 {
             // No temporary file could be made: the client got the body, the bundle gets nothing.
             let error = RecordingError(path: FileManager.default.temporaryDirectory.path, reason: "no temporary file for the response body could be created")

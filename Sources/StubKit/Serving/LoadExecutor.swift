@@ -108,6 +108,12 @@ final class LoadExecutor: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` later on the load's context even when the load is over: work that reaches no
+    /// client (a stopped load's recording). What was scheduled before it runs (or is skipped) first.
+    func performEvenWhenOver(_ body: @escaping @Sendable () -> Void) {
+        schedule(body)
+    }
+
     /// Puts `work` on the load's context: the system call, and the only part that differs by platform.
     private func schedule(_ work: @escaping @Sendable () -> Void) {
         #if canImport(FoundationNetworking)

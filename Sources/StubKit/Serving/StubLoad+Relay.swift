@@ -75,3 +75,17 @@ extension StubLoad: ForwardingReceiver {
         }
     }
 }
+
+// MARK: A live feed the app left
+
+extension StubLoad {
+    /// The app stopped the load while a recorded event stream was still coming: the events it got so
+    /// far are recorded, with `keepOpen`, since the feed had not ended (see ``ForwardedResponse/finishRecording(clientLeft:)``).
+    /// On the executor's context, after every relayed chunk before the stop.
+    func finishRelayedEventStream() {
+        guard var relay = self.relay, relay.response.eventStream != nil else { return }
+        self.relay = nil
+        _ = relay.response.finishRecording(clientLeft: true)
+        self.relay = relay
+    }
+}

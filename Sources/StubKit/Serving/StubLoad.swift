@@ -114,8 +114,9 @@ final class StubLoad: @unchecked Sendable {
             return state.cancelForward
         }
         cancelForward?()
-        guard wasRunning else { return }
         let state = progress.withLock { $0 }
+        if state.passedThrough { executor.performEvenWhenOver { [self] in finishRelayedEventStream() } }
+        guard wasRunning else { return }
         guard let request = state.request else { return }
         record(request, match: state.match, status: state.status, headers: state.headers, body: state.streamed?.kept,
                bodySize: state.streamed?.count, truncated: state.streamed?.truncated ?? false, passThrough: state.passedThrough, final: true,

@@ -74,6 +74,11 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private func received(_ data: Data) {
         response.receive(data, keepingOnFailure: false)
         guard !exchange.request.isHead else { return }
+        // An event stream has no length to complete, and each event is due when it arrives.
+        if response.isEventStream {
+            _ = connection.value.sendChunk(ByteBuffer(bytes: data))
+            return
+        }
         // One chunk is held back until the next arrives or the exchange completes: with the upstream's
         // Content-Length the client has the whole body with its last byte, and by then the journal
         // entry (and the recording) must exist.
@@ -86,6 +91,15 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private func releaseHeldBack() {
         if let last = heldBack { _ = connection.value.sendChunk(ByteBuffer(bytes: last)) }
         heldBack = nil
+    }
+
+    /// The client left while the upstream was still sending: a recorded event stream keeps the events
+    /// so far, as a feed that stays open (a live feed ends only when its client leaves).
+    func clientLeft() {
+        loop.execute {
+            guard self.response.eventStream != nil else { return }
+            _ = self.response.finishRecording(clientLeft: true)
+        }
     }
 
     private func completed(_ error: URLError?) {
@@ -122,7 +136,10 @@ extension RequestDispatcher {
         let relay = ForwardRelay(exchange: exchange, connection: connection, dispatcher: self)
         let cancel = Forwarder.shared.forward(ForwardRelay.upstreamRequest(for: exchange.stubRequest), to: relay)
         // The client went away: so does the upstream request.
-        connection.onClose[ObjectIdentifier(relay)] = cancel
+        connection.onClose[ObjectIdentifier(relay)] = {
+            cancel()
+            relay.clientLeft()
+        }
     }
 }
 #endif
