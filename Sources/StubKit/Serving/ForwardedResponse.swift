@@ -69,13 +69,16 @@ package struct ForwardedResponse {
     /// Takes the upstream's status and headers.
     ///
     /// - Returns: the headers the client gets (see ``relayedHeaders(_:framesItself:)``).
-    package mutating func receive(status: Int, upstream: [String: String], framesItself: Bool) -> [String: String] {
+    /// - Parameter arrivedAt: when the forwarder got the head (monotonic nanoseconds): taken on the
+    ///   forwarder's queue, before the hop to the transport's context, which a busy context delays.
+    package mutating func receive(status: Int, upstream: [String: String], framesItself: Bool,
+                                  arrivedAt: UInt64 = EventStreamCapture.now()) -> [String: String] {
         let headers = Self.relayedHeaders(upstream, framesItself: framesItself)
         self.status = status
         self.headers = headers
         if recorder != nil, isEventStream {
             // Recorded as the events it carries, timed from now: no response file.
-            eventStream = EventStreamCapture()
+            eventStream = EventStreamCapture(headAt: arrivedAt)
             capture = nil
         }
         return headers
@@ -85,7 +88,8 @@ package struct ForwardedResponse {
     ///
     /// - Parameter keepingOnFailure: when the capture's file fails, it keeps the bytes in memory (the
     ///   in-process relay hands a one-piece body over from it at the end).
-    package mutating func receive(_ data: Data, keepingOnFailure: Bool) {
+    ///   `arrivedAt`: when the forwarder got the chunk (monotonic nanoseconds), which times a recorded event.
+    package mutating func receive(_ data: Data, keepingOnFailure: Bool, arrivedAt: UInt64 = EventStreamCapture.now()) {
         let room = keepsAtMost - kept.count
         if data.count <= room { kept.append(data) } else {
             if room > 0 { kept.append(data.prefix(room)) }
@@ -93,7 +97,7 @@ package struct ForwardedResponse {
         }
         count += data.count
         capture?.append(data, keepingOnFailure: keepingOnFailure)
-        eventStream?.receive(data)
+        eventStream?.receive(data, at: arrivedAt)
     }
 
     /// The error a forwarding failure reaches the client and the journal as.

@@ -18,10 +18,12 @@ extension StubLoad {
 
 extension StubLoad: ForwardingReceiver {
     func forwarder(didReceive response: HTTPURLResponse) {
+        let arrivedAt = EventStreamCapture.now()
         executor.perform { [self] in
             guard var relay = self.relay else { return }
             self.relay = nil
-            let headers = relay.response.receive(status: response.statusCode, upstream: ForwardedResponse.fields(of: response), framesItself: false)
+            let headers = relay.response.receive(status: response.statusCode, upstream: ForwardedResponse.fields(of: response), framesItself: false,
+                                                         arrivedAt: arrivedAt)
             self.relay = relay
             progress.withLock { $0.status = response.statusCode; $0.headers = headers }
             let url = response.url ?? relay.response.request.url
@@ -31,12 +33,13 @@ extension StubLoad: ForwardingReceiver {
     }
 
     func forwarder(didReceive data: Data) {
+        let arrivedAt = EventStreamCapture.now()
         executor.perform { [self] in
             // Taken out while it grows, so its buffers have one owner and append in place (a copy left in
             // `self.relay` would make every chunk copy the whole body so far).
             guard var relay = self.relay else { return }
             self.relay = nil
-            relay.response.receive(data, keepingOnFailure: relay.onePiece)
+            relay.response.receive(data, keepingOnFailure: relay.onePiece, arrivedAt: arrivedAt)
             if relay.onePiece {
                 if relay.response.capture == nil { relay.held.append(data) }
                 self.relay = relay

@@ -47,12 +47,14 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     // MARK: ForwardingReceiver (on the forwarder's queue)
 
     func forwarder(didReceive response: HTTPURLResponse) {
-        let status = response.statusCode, headers = ForwardedResponse.fields(of: response)
-        loop.execute { self.received(status: status, headers: headers) }
+        // Timed here, on the forwarder's queue: a busy event loop would make a recorded event's delay its own.
+        let status = response.statusCode, headers = ForwardedResponse.fields(of: response), arrivedAt = EventStreamCapture.now()
+        loop.execute { self.received(status: status, headers: headers, arrivedAt: arrivedAt) }
     }
 
     func forwarder(didReceive data: Data) {
-        loop.execute { self.received(data) }
+        let arrivedAt = EventStreamCapture.now()
+        loop.execute { self.received(data, arrivedAt: arrivedAt) }
     }
 
     func forwarder(didCompleteWithError error: (any Error)?) {
@@ -62,17 +64,17 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
 
     // MARK: On the event loop
 
-    private func received(status: Int, headers upstream: [String: String]) {
+    private func received(status: Int, headers upstream: [String: String], arrivedAt: UInt64) {
         // The recording keeps the upstream's own Location; only the client's copy points back here
         // (a recorded `http://127.0.0.1:PORT/…` would name a server that is gone by the replay).
-        var headers = response.receive(status: status, upstream: upstream, framesItself: true)
+        var headers = response.receive(status: status, upstream: upstream, framesItself: true, arrivedAt: arrivedAt)
         for name in headers.keys where name.lowercased() == "location" { headers[name] = exchange.rewriter.rewrite(location: headers[name]!) }
         self.headers = headers
         connection.value.sendHead(status: status, headers: dispatcher.ordered(headers, exchange))
     }
 
-    private func received(_ data: Data) {
-        response.receive(data, keepingOnFailure: false)
+    private func received(_ data: Data, arrivedAt: UInt64) {
+        response.receive(data, keepingOnFailure: false, arrivedAt: arrivedAt)
         guard !exchange.request.isHead else { return }
         // An event stream has no length to complete, and each event is due when it arrives.
         if response.isEventStream {
