@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "stubkit", targets: ["stubkit"]),
         // The local server benchmark's floor (Tools/scripts/bench-server); apps never link it.
         .executable(name: "stubkit-nio-hello", targets: ["nio-hello"]),
+        // The WebSocket benchmark's floor (Tools/scripts/bench-websocket); apps never link it.
+        .executable(name: "stubkit-nio-ws", targets: ["nio-ws"]),
         // stublint as SwiftPM plugins: `swift package lint-stubs`, and a lint on every build of a target
         // that adds StubLintPlugin. They run stublint, so they need the `Tools` trait (docs/plugins.md).
         .plugin(name: "LintStubs", targets: ["LintStubs"]),
@@ -126,6 +128,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
             ],
             path: "Tools/nio-hello"
+        ),
+        // A WebSocket server on the same engine that pushes the benchmark's messages on its schedule:
+        // the floor the WebSocket benchmark compares `stubkit serve` with.
+        .executableTarget(
+            name: "nio-ws",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["Tools"])),
+            ],
+            path: "Tools/nio-ws"
         ),
 
         // MARK: Plugins (need the `Tools` trait: without it stublint only says how to build the real one)

@@ -85,6 +85,8 @@ enum RuleOverlapValidator {
         if let am = a.methods {
             guard let bm = b.methods, bm.isSubset(of: am) else { return false }
         }
+        // A WebSocket rule answers upgrades only, so it never covers a plain rule of its URL.
+        if a.webSocketUpgrade, !b.webSocketUpgrade { return false }
         if let ah = a.host, ah != b.host { return false }
         if let scheme = a.scheme, scheme != b.scheme { return false }
         for (name, condition) in a.query {

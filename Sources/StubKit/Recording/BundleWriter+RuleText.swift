@@ -33,7 +33,9 @@ extension BundleWriter {
             pairs.append(entry(.requestBody, .object([condition])))
         }
         pairs += request.options.ruleKeys
-        if responses.count == 1 {
+        if let script = responses.first?.webSocket {
+            pairs.append(entry(.webSocket, script))
+        } else if responses.count == 1 {
             pairs += responseKeys(responses[0])
         } else {
             pairs.append(entry(.responses, .array(responses.map { .object(responseKeys($0)) })))

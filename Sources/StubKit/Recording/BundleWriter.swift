@@ -47,9 +47,12 @@ package final class BundleWriter: Sendable {
         /// The query as recorded, in order, as ``exactQuery`` would pin it: used only when the rule needs
         /// a `urlRegex` anyway, and not part of what makes two requests identical.
         package var recordedQuery: String?
+        /// The rule answers WebSocket upgrades with a `webSocket` script (see `BundleWriter+WebSocket.swift`),
+        /// so it is never the same rule as a plain `GET` of the same URL.
+        package var webSocket = false
 
         package static func == (a: Self, b: Self) -> Bool {
-            a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
+            a.webSocket == b.webSocket && a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
                 && a.anySegments == b.anySegments && a.scheme == b.scheme && a.port == b.port && a.exactQuery == b.exactQuery
                 && a.options == b.options
         }
@@ -57,7 +60,7 @@ package final class BundleWriter: Sendable {
         package func hash(into hasher: inout Hasher) {
             hasher.combine(method); hasher.combine(host); hasher.combine(path); hasher.combine(query); hasher.combine(body)
             hasher.combine(anySegments); hasher.combine(scheme); hasher.combine(port); hasher.combine(exactQuery)
-            hasher.combine(options)
+            hasher.combine(options); hasher.combine(webSocket)
         }
 
         package init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
@@ -69,7 +72,8 @@ package final class BundleWriter: Sendable {
         }
 
         /// How many conditions beyond method, host and path: more specific rules are written first.
-        var specificity: Int { query.count + (body == nil ? 0 : 1) + options.specificity }
+        /// A WebSocket rule counts one more: it answers upgrades only, so it goes before a plain `GET` of its URL.
+        var specificity: Int { query.count + (body == nil ? 0 : 1) + options.specificity + (webSocket ? 1 : 0) }
     }
 
     /// A response to store.
@@ -130,6 +134,8 @@ package final class BundleWriter: Sendable {
         var delay: Double?
         var error: String?
         var events: EventStream?
+        /// A WebSocket rule's script, written as its `webSocket` key instead of a response.
+        var webSocket: JSONText? = nil
     }
 
     struct State {

@@ -76,7 +76,10 @@ extension Recorder {
         return conditions
     }
 
-    private func bodyCondition(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions.Body? {
+    /// The condition on a body (a request's, or a WebSocket client message's): exact text, JSON equal or,
+    /// with volatile or secret fields left out, JSON containing the rest; `nil` when a secret leaves
+    /// nothing a replay would equal.
+    func bodyCondition(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions.Body? {
         guard let body = request.body, !body.isEmpty else { return nil }
         // A multipart body carries a boundary the app makes anew for each request (usually a UUID), so
         // no replay would ever equal the recorded bytes: uploads match on method, path and query, and

@@ -15,7 +15,7 @@ public final class Recorder: Sendable {
     public let configuration: RecorderConfiguration
     package let writer: BundleWriter
     let redactor: Redactor
-    private let counts = Locked(RecordingSummary())
+    let counts = Locked(RecordingSummary())
     /// Every secret value redacted so far (this run): a later response that echoes one in free text
     /// or in another header has it replaced too.
     let seenSecrets = Locked<Set<String>>([])
