@@ -95,9 +95,10 @@ final class EventStreamWriter {
         guard !ended, let connection, connection.isActive else { return }
         let bytes = events.bytes(of: index, now: dispatcher.engine.now)
         queued += 1
-        dispatcher.eventStreams.queued(queued)
+        dispatcher.eventStreams.queued(1, streamHolds: queued)
         connection.sendChunk(ByteBuffer(bytes: bytes)).assumeIsolated().whenComplete { [self] result in
             queued -= 1
+            dispatcher.eventStreams.queued(-1, streamHolds: queued)
             guard case .success = result, !ended else { return }
             record(bytes)
             if let move = events.newState(after: index) { dispatcher.engine.setScenarioState(move.scenario, to: move.state) }
@@ -158,6 +159,8 @@ package struct EventStreamCounts: Sendable, Equatable {
     package var open = 0
     /// Events handed to sockets, over all streams.
     package var eventsSent = 0
+    /// Events written but not yet handed to sockets, now (over all streams).
+    package var queued = 0
     /// The most events one stream had written but not yet handed to its socket.
     package var mostQueued = 0
 }
@@ -171,6 +174,11 @@ final class EventStreamGauge: Sendable {
     func opened() { counts.withLockedValue { $0.open += 1 } }
     func closed() { counts.withLockedValue { $0.open -= 1 } }
     func sentEvent() { counts.withLockedValue { $0.eventsSent += 1 } }
-    func queued(_ count: Int) { counts.withLockedValue { $0.mostQueued = max($0.mostQueued, count) } }
+    func queued(_ change: Int, streamHolds held: Int) {
+        counts.withLockedValue {
+            $0.queued += change
+            $0.mostQueued = max($0.mostQueued, held)
+        }
+    }
 }
 #endif

@@ -99,9 +99,18 @@ struct ServerEventStreamTests {
         let fixture = try await ServerFixture(bundles: Self.bundle(#"{"method": "GET", "path": "/flood", "events": [\#(events)]}"#), active: ["sse"])
         let connection = try RawConnection(port: fixture.port, receiveBuffer: 4096)
         try connection.send(Self.request("/flood"))
-        #expect(await Eventually.becomesTrue(within: 30) { fixture.server.eventStreams.eventsSent >= 1 })
-        // Written all at once, the 10 MB stream would wait in the server's memory: 40 events queued.
+        // The stall: an event waits for the full socket, and nothing more has reached it for a moment.
+        let progress = Locked((sent: -1, since: Date()))
+        let stalled = await Eventually.becomesTrue(within: 30) {
+            let counts = fixture.server.eventStreams
+            return progress.withLock { last in
+                if counts.eventsSent != last.sent { last = (counts.eventsSent, Date()) }
+                return counts.eventsSent >= 1 && counts.queued >= 1 && Date().timeIntervalSince(last.since) > 0.3
+            }
+        }
         let counts = fixture.server.eventStreams
+        #expect(stalled, "\(counts)")
+        // Written without waiting for the socket, the 10 MB stream would pile up in the server's memory.
         #expect(counts.mostQueued == 1, "\(counts)")
         #expect(counts.eventsSent < count)
 
