@@ -14,8 +14,8 @@ struct ServerEventStreamTests {
         ["sse": ["stubsRules.json": #"{ "host": "feed.test", "rules": [ \#(rules), {"method": "GET", "path": "/plain", "body": "plain"} ] }"#]]
     }
 
-    static func request(_ path: String, version: String = "1.1") -> String {
-        "GET /feed.test\(path) HTTP/\(version)\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+    static func request(_ path: String, version: String = "1.1", extra: String = "") -> String {
+        "GET /feed.test\(path) HTTP/\(version)\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(extra)\r\n"
     }
 
     static func contains(_ text: String) -> (Data) -> Bool {
@@ -124,12 +124,12 @@ struct ServerEventStreamTests {
         await fixture.stop()
     }
 
-    @Test("an HTTP/1.0 client gets the events in a body that ends with the connection")
+    @Test("an HTTP/1.0 client gets the events in a body that ends with the connection, even when it asks to keep the connection")
     func http10ClosesAtEnd() async throws {
         let rule = #"{"method": "GET", "path": "/short", "events": [{"data": "a"}, {"data": "b", "delay": 0.02}]}"#
         let fixture = try await ServerFixture(bundles: Self.bundle(rule), active: ["sse"])
         let connection = try RawConnection(port: fixture.port, limit: 10)
-        try connection.send(Self.request("/short", version: "1.0"))
+        try connection.send(Self.request("/short", version: "1.0", extra: "Connection: keep-alive\r\n"))
         let received = String(decoding: try connection.readToEnd(), as: UTF8.self)
         let parts = received.components(separatedBy: "\r\n\r\n")
         let head = parts[0].lowercased()
