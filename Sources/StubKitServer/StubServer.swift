@@ -74,6 +74,9 @@ package final class StubServer: Sendable {
     /// The port accepting connections, once started.
     package var port: Int? { state.withLockedValue { $0.port } }
 
+    /// Counts over the event streams sent so far and open now.
+    package var eventStreams: EventStreamCounts { dispatcher.eventStreams.value }
+
     /// `http://HOST:PORT`, once started.
     package var baseURL: URL? {
         port.flatMap { URL(string: "http://\(Self.urlHost(configuration.host)):\($0)") }

@@ -11,7 +11,7 @@ import Darwin
 /// Reads wait on the socket (data or the peer closing it); `limit` only keeps a broken server from
 /// hanging the test.
 public final class RawConnection: @unchecked Sendable {
-    private let fd: Int32
+    private var fd: Int32
     private var received = Data()
     /// Whether the peer closed (or reset) the connection.
     public private(set) var isClosedByPeer = false
@@ -20,7 +20,9 @@ public final class RawConnection: @unchecked Sendable {
         public var description: String
     }
 
-    public init(port: Int, limit: TimeInterval = 30) throws {
+    /// - Parameter receiveBuffer: `SO_RCVBUF` set before connecting, for a client that reads slowly or
+    ///   not at all (a small buffer fills, and the server's writes then wait).
+    public init(port: Int, limit: TimeInterval = 30, receiveBuffer: Int32? = nil) throws {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -29,6 +31,7 @@ public final class RawConnection: @unchecked Sendable {
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         var timeout = timeval(tv_sec: Int(limit), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -42,7 +45,14 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
-    deinit { close(fd) }
+    deinit { disconnect() }
+
+    /// Closes the connection, as a client that leaves does.
+    public func disconnect() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+    }
 
     public func send(_ text: String) throws { try send(Data(text.utf8)) }
 

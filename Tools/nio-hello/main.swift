@@ -4,6 +4,8 @@
 // bytes, whatever its path. No routing, no journal: what StubKit adds is measured against it.
 //
 //   stubkit-nio-hello BODY_FILE CONTENT_TYPE    prints "listening on http://127.0.0.1:PORT"
+//   stubkit-nio-hello --sse COUNT INTERVAL       answers every request with COUNT Server-Sent Events,
+//                                                INTERVAL seconds apart, as Tools/scripts/bench-sse's rule
 //
 // Apps never link it; it is a tool for the benchmark only.
 #if Tools
@@ -13,8 +15,10 @@ import NIOHTTP1
 import NIOPosix
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let bytes = FileManager.default.contents(atPath: arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: stubkit-nio-hello BODY_FILE CONTENT_TYPE (BODY_FILE must be readable)\n".utf8))
+let events: (count: Int, interval: Double)? = arguments.count == 4 && arguments[1] == "--sse"
+    ? Int(arguments[2]).flatMap { count in Double(arguments[3]).map { (count, $0) } } : nil
+guard events != nil || arguments.count == 3, let bytes = events == nil ? FileManager.default.contents(atPath: arguments[1]) : Data() else {
+    FileHandle.standardError.write(Data("usage: stubkit-nio-hello BODY_FILE CONTENT_TYPE (BODY_FILE must be readable), or stubkit-nio-hello --sse COUNT INTERVAL\n".utf8))
     exit(2)
 }
 
@@ -57,8 +61,45 @@ final class HelloHandler: ChannelInboundHandler {
     }
 }
 
+/// Answers each request with `count` events, each written once the one before it was and `interval`
+/// seconds have passed (as StubKitServer's event streams are paced), then ends the answer.
+final class EventsHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let count: Int
+    private let interval: TimeAmount
+
+    init(count: Int, interval: Double) {
+        self.count = count
+        self.interval = .nanoseconds(Int64(interval * 1e9))
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .end = unwrapInboundIn(data) else { return }
+        let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        send(0, context: context)
+    }
+
+    private func send(_ index: Int, context: ChannelHandlerContext) {
+        guard index < count else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let event = "event: tick\nid: \(index)\ndata: {\"seq\":\(index),\"status\":\"on_its_way\",\"etaMinutes\":12}\n\n"
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: event))))).assumeIsolated().whenSuccess {
+            context.eventLoop.assumeIsolated().scheduleTask(in: self.interval) { self.send(index + 1, context: context) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
 let body = ByteBuffer(bytes: bytes)
-let contentType = arguments[2]
+let contentType = events == nil ? arguments[2] : ""
 let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount))
 let bootstrap = ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 256)
@@ -68,7 +109,11 @@ let bootstrap = ServerBootstrap(group: group)
     .childChannelInitializer { [body, contentType] channel in
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-            try channel.pipeline.syncOperations.addHandler(HelloHandler(body: body, contentType: contentType))
+            if let events {
+                try channel.pipeline.syncOperations.addHandler(EventsHandler(count: events.count, interval: events.interval))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(HelloHandler(body: body, contentType: contentType))
+            }
         }
     }
 let channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()

@@ -69,7 +69,8 @@ extension RulesDecoder {
             templates.event = eventTemplate(event.event, syntax: .text, at: event.position, keyPath: "\(path).event", pathParameters: pathParameters)
             templates.data = eventTemplate(event.data, syntax: event.dataIsJSON ? .json : .text, at: event.position, keyPath: "\(path).data", pathParameters: pathParameters)
             templates.id = eventTemplate(event.id, syntax: .text, at: event.position, keyPath: "\(path).id", pathParameters: pathParameters)
-            if templates.event != nil || templates.data != nil || templates.id != nil { stream.events[index].templates = templates }
+            templates.comment = eventTemplate(event.comment, syntax: .text, at: event.position, keyPath: "\(path).comment", pathParameters: pathParameters)
+            if templates.event != nil || templates.data != nil || templates.id != nil || templates.comment != nil { stream.events[index].templates = templates }
         }
         response.events = stream
     }

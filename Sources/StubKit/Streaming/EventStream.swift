@@ -37,7 +37,7 @@ package struct EventStream: Sendable {
         package var comment: String?
         /// The scenario state the rule's scenario moves to once this event is sent.
         package var setState: String?
-        /// `event`, `data` and `id` as templates, when the rule says `template`.
+        /// `event`, `data`, `id` and `comment` as templates, when the rule says `template`.
         package var templates: Templates?
         /// Where the event is written, for diagnostics.
         package var position: SourcePosition?
@@ -57,9 +57,10 @@ package struct EventStream: Sendable {
             package var event: ResponseTemplate?
             package var data: ResponseTemplate?
             package var id: ResponseTemplate?
+            package var comment: ResponseTemplate?
 
             var usesHitCount: Bool {
-                event?.usesHitCount == true || data?.usesHitCount == true || id?.usesHitCount == true
+                event?.usesHitCount == true || data?.usesHitCount == true || id?.usesHitCount == true || comment?.usesHitCount == true
             }
         }
 

@@ -36,7 +36,7 @@ package struct PreparedEvents: Sendable {
         let event = stream.events[index]
         guard let templates = event.templates else { return event.encoded }
         var context = ResponseTemplate.Context(request: request, parameters: parameters, now: now, hit: hit)
-        return EventStream.Event.encoded(comment: event.comment, event: templates.event.map { $0.render(&context) } ?? event.event,
+        return EventStream.Event.encoded(comment: templates.comment.map { $0.render(&context) } ?? event.comment, event: templates.event.map { $0.render(&context) } ?? event.event,
                                          data: templates.data.map { $0.render(&context) } ?? event.data,
                                          id: templates.id.map { $0.render(&context) } ?? event.id, retry: event.retry)
     }

@@ -54,8 +54,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var keepAlive = true
     private var version = HTTPVersion.http1_1
     private(set) var shuttingDown = false
-    /// Answers a long poll (an admin wait) at once when the server shuts down, rather than holding
-    /// the shutdown for its grace period and then dropping the connection.
+    /// Answers a long poll (an admin wait) or ends an event stream at once when the server shuts down,
+    /// rather than holding the shutdown for its grace period and then dropping the connection.
     var answerAtShutdown: (() -> Void)?
 
     /// The connection's WebSocket upgrade, which keeps the engine's decision for an upgrade it declined.
@@ -201,6 +201,17 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func sendChunk(_ chunk: ByteBuffer) -> EventLoopFuture<Void> {
         guard let context else { return dispatcherLoopFailure() }
         return context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))))
+    }
+
+    /// Sends what was written so far (a streamed answer's head, before its first part is due).
+    func flush() {
+        context?.flush()
+    }
+
+    /// The connection closes once this answer ends: an answer without a length (an event stream to an
+    /// HTTP/1.0 client) ends only when the connection does.
+    func closeAfterAnswer() {
+        keepAlive = false
     }
 
     func finish() {

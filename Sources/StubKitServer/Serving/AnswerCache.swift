@@ -99,10 +99,11 @@ final class AnswerCache: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// The key of a match when its answer may be kept, or `nil` (templates, simulated errors).
+    /// The key of a match when its answer may be kept, or `nil` (templates, simulated errors, event
+    /// streams: their events are sent over time, not kept as one body).
     static func key(for match: StubMatch, rewriteBase: String) -> Key? {
         let response = match.response
-        guard response.template == nil, response.error == nil else { return nil }
+        guard response.template == nil, response.error == nil, response.events == nil else { return nil }
         return Key(bundle: match.bundle, ruleFile: match.rule.source.file, ruleIndex: match.rule.source.index,
                    status: response.status, rewriteBase: rewriteBase)
     }

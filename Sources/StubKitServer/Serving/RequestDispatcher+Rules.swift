@@ -56,6 +56,11 @@ extension RequestDispatcher {
         if let name = headers.keys.first(where: { $0.lowercased() == "location" }) {
             headers[name] = exchange.rewriter.rewrite(location: headers[name]!)
         }
+        if let events = prepared.events {
+            EventStreamWriter(events, status: prepared.status, headers: headers, match: match, exchange: exchange, dispatcher: self,
+                              connection: connection).start()
+            return
+        }
         let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
 
         guard prepared.reader.length <= Self.wholeBodyLimit else {

@@ -12,6 +12,8 @@ final class RequestDispatcher: Sendable {
     let configuration: StubServerConfiguration
     let group: any EventLoopGroup
     let admin: AdminAPI
+    /// Counts over the event streams being sent.
+    let eventStreams = EventStreamGauge()
     private let routing: NIOLockedValueBox<Routing>
 
     /// What routing needs, rebuilt when the active templates change.
