@@ -198,10 +198,14 @@ package struct BundleImporter: Sendable {
         let recorder: Recorder?
         let writer: BundleWriter
         do {
-            if entries.contains(where: { if case .exchange = $0 { return true } else { return false } }) {
+            if entries.contains(where: { if case .stub = $0 { return false } else { return true } }) {
                 // Recorded traffic goes through the recorder: the same redaction and conditions as a recording.
                 let started = entries.compactMap { entry -> Date? in
-                    if case .exchange(let exchange) = entry { return exchange.startedAt } else { return nil }
+                    switch entry {
+                    case .exchange(let exchange): return exchange.startedAt
+                    case .webSocket(let webSocket): return webSocket.recording.openedAt
+                    case .stub: return nil
+                    }
                 }.min()
                 let configuration = RecorderConfiguration(template: bundle.lastPathComponent, folder: bundle.deletingLastPathComponent(), mode: .all,
                                                         redact: redact, keep: keep)
@@ -222,6 +226,13 @@ package struct BundleImporter: Sendable {
             case .exchange(let exchange):
                 if case .failure(let error) = recorder!.record(imported: exchange.request, status: exchange.status, headers: exchange.headers, body: exchange.body) {
                     report.notes.append(ImportNote(source: exchange.source, message: "not written: \(error.description)"))
+                }
+            case .webSocket(let webSocket):
+                switch recorder!.record(webSocket.recording) {
+                case .success(let outcome):
+                    report.notes += outcome.notes.map { ImportNote(source: webSocket.source, message: $0) }
+                case .failure(let error):
+                    report.notes.append(ImportNote(source: webSocket.source, message: "not written: \(error.description)"))
                 }
             case .stub(var stub):
                 let (headers, count) = redactor.headers(stub.response.headers)

@@ -81,6 +81,7 @@ package struct HAR: Codable, Sendable {
             startedDateTime = try container.decodeIfPresent(String.self, forKey: .startedDateTime)
             request = try container.decodeIfPresent(Request.self, forKey: .request)
             response = try container.decodeIfPresent(Response.self, forKey: .response)
+            webSocketMessages = try container.decodeIfPresent([WebSocketMessage].self, forKey: .webSocketMessages)
         }
     }
 

@@ -9,6 +9,14 @@ package enum ImportedEntry: Sendable {
     case exchange(Exchange)
     /// A stub someone wrote (a WireMock mapping, a Mocktail file), with its own conditions.
     case stub(Stub)
+    /// A recorded WebSocket conversation (a HAR entry's `_webSocketMessages`): written as the local
+    /// server's recorder writes a relayed one, as a rule with a `webSocket` script.
+    case webSocket(WebSocket)
+
+    package struct WebSocket: Sendable {
+        package var source: String
+        package var recording: WebSocketRecording
+    }
 
     package struct Exchange: Sendable {
         package var source: String
@@ -35,6 +43,7 @@ package enum ImportedEntry: Sendable {
         switch self {
         case .exchange(let exchange): return exchange.source
         case .stub(let stub): return stub.source
+        case .webSocket(let webSocket): return webSocket.source
         }
     }
 }

@@ -23,6 +23,10 @@ enum HARReader {
                 batch.note(source, "no 'response.status'; entry not imported")
                 continue
             }
+            if status == 101, let messages = entry.webSocketMessages {
+                webSocket(entry, method: method, url: url, messages: messages, source: source, dates: dates, into: &batch)
+                continue
+            }
             let content = entry.response?.content
             var body = Data()
             if let text = content?.text {
@@ -51,7 +55,7 @@ enum HARReader {
         return batch
     }
 
-    private static func pairs(_ list: [HAR.NameValue]?) -> [(String, String)] {
+    static func pairs(_ list: [HAR.NameValue]?) -> [(String, String)] {
         (list ?? []).compactMap { item in item.name.map { ($0, item.value ?? "") } }
     }
 

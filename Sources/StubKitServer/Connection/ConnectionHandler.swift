@@ -148,8 +148,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = nil
             headDeadline = nil
             responding = true
-            let decided = body.readableBytes == 0 ? webSocketUpgrade?.takeDeclinedDecision(for: head) : nil
-            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self, decided: decided)
+            let declined = body.readableBytes == 0 ? webSocketUpgrade?.takeDeclined(for: head) : nil
+            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self, decided: declined?.decision, relayFailure: declined?.relayFailure)
         }
     }
 

@@ -52,7 +52,8 @@ final class RequestDispatcher: Sendable {
 
     /// - Parameter decided: the engine's decision, when it was already asked for this request (a
     ///   WebSocket upgrade the server did not accept): asking again would count a stateful rule's hit twice.
-    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler, decided: StubEngine.Decision? = nil) {
+    /// - Parameter relayFailure: why the real server refused the WebSocket upgrade it was to be relayed to.
+    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler, decided: StubEngine.Decision? = nil, relayFailure: String? = nil) {
         var request = request
         request.head.uri = HostRouter.originForm(of: request.head.uri, serverAuthority: authority)
         if configuration.cors, request.head.method == .OPTIONS, request.head.headers.contains(name: "access-control-request-method") {
@@ -89,6 +90,7 @@ final class RequestDispatcher: Sendable {
             journal(exchange, status: 502, error: URLError(.resourceUnavailable), description: text)
             sendText(502, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "sequence-used-up")])
         case .passThrough:
+            if let relayFailure { return refuseRelay(exchange, reason: relayFailure, on: connection) }
             forward(exchange, on: connection)
         }
     }

@@ -111,6 +111,8 @@ struct HARImportTests {
         // The same template name, so the exported comments (template: rule) are comparable too.
         let first = folder.url.appendingPathComponent("1/bundle"), second = folder.url.appendingPathComponent("2/bundle")
         _ = try importFiles([file.url], to: first)
+        // A webSocket rule's script has no HAR form in the bundle exporter (HARWebSocketImportTests covers its import).
+        if loadedRules(first).contains(where: { $0.webSocket != nil }) { return }
         let exported = try HARExporter().export([first])
         let har = try folder.file("exported.har", data: exported.data)
         _ = try importFiles([har], to: second)
