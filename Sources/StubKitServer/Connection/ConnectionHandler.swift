@@ -149,7 +149,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             headDeadline = nil
             responding = true
             let declined = body.readableBytes == 0 ? webSocketUpgrade?.takeDeclined(for: head) : nil
-            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self, decided: declined?.decision, relayFailure: declined?.relayFailure)
+            dispatcher.dispatch(ReceivedRequest(head: head, body: body), on: self, decided: declined?.decision, relayFailure: declined?.relayFailure,
+                                refusal: declined?.refusal)
         }
     }
 

@@ -53,7 +53,9 @@ final class RequestDispatcher: Sendable {
     /// - Parameter decided: the engine's decision, when it was already asked for this request (a
     ///   WebSocket upgrade the server did not accept): asking again would count a stateful rule's hit twice.
     /// - Parameter relayFailure: why the real server refused the WebSocket upgrade it was to be relayed to.
-    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler, decided: StubEngine.Decision? = nil, relayFailure: String? = nil) {
+    /// - Parameter refusal: why the server refused the WebSocket upgrade itself (origin, subprotocols).
+    func dispatch(_ request: ReceivedRequest, on connection: ConnectionHandler, decided: StubEngine.Decision? = nil, relayFailure: String? = nil,
+                  refusal: (status: Int, reason: String)? = nil) {
         var request = request
         request.head.uri = HostRouter.originForm(of: request.head.uri, serverAuthority: authority)
         if configuration.cors, request.head.method == .OPTIONS, request.head.headers.contains(name: "access-control-request-method") {
@@ -73,10 +75,22 @@ final class RequestDispatcher: Sendable {
             exchange = result
         }
         let stubRequest = exchange.stubRequest
+        if let refusal {
+            let text = "StubKit server: \(refusal.reason)"
+            journal(exchange, status: refusal.status, error: URLError(.badServerResponse), description: text)
+            sendText(refusal.status, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "upgrade-refused")])
+            return
+        }
         switch decided ?? engine.decision(for: stubRequest) {
         case .answer(let match) where match.rule.webSocket != nil:
-            // Only a handshake the server could not accept reaches here (no Sec-WebSocket-Key, a version other than 13).
-            let text = "StubKit: rule \(match.rule.displayName) in \(match.bundle) (\(match.rule.source.locationDescription)) answers WebSocket upgrades, and this request is not a valid one (it needs Sec-WebSocket-Key and Sec-WebSocket-Version: 13)"
+            // Only a handshake the server could not accept reaches here: a broken one, or one on a connection
+            // that already carried a request (an upgrade is taken only as a connection's first request).
+            let fields = request.head.headers
+            let wellFormed = fields.contains(name: "sec-websocket-key") && fields.first(name: "sec-websocket-version") == "13"
+            let why = wellFormed
+                ? "this upgrade came on a connection that already carried a request; a WebSocket upgrade must be its connection's first request, so open a new connection for it"
+                : "this request is not a valid one (it needs Sec-WebSocket-Key and Sec-WebSocket-Version: 13)"
+            let text = "StubKit: rule \(match.rule.displayName) in \(match.bundle) (\(match.rule.source.locationDescription)) answers WebSocket upgrades, and \(why)"
             journal(exchange, match: match, status: 400, error: URLError(.badServerResponse), description: text)
             sendText(400, text + "\n", exchange, on: connection, extra: [("Sec-WebSocket-Version", "13")])
         case .answer(let match):

@@ -27,9 +27,12 @@ final class WebSocketUpgrade: Sendable {
 
     /// Why an upgrade went on to the HTTP path.
     struct Declined: Sendable {
-        var decision: StubEngine.Decision
+        /// The engine's decision; `nil` when the upgrade was refused before the engine was asked.
+        var decision: StubEngine.Decision?
         /// Why the real server refused a relayed upgrade, for the `502`.
         var relayFailure: String?
+        /// Why the server refused the upgrade itself (its origin, its subprotocols), with the status to answer.
+        var refusal: (status: Int, reason: String)?
     }
 
     /// What the upgrade request matched, handed from `shouldUpgrade` to the new pipeline.
@@ -72,6 +75,10 @@ final class WebSocketUpgrade: Sendable {
         guard !RequestDispatcher.isAdmin(request.head.uri), case .success(let exchange) = dispatcher.route(request) else {
             return channel.eventLoop.makeSucceededFuture(nil)
         }
+        if let reason = refusedOrigin(head) {
+            state.withLockedValue { $0.declined = (head.uri, Declined(refusal: (403, reason))) }
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
         let decision = dispatcher.engine.decision(for: exchange.stubRequest)
         if case .passThrough = decision, exchange.routed.stubbedHost != nil {
             return relay(request, exchange.stubRequest, uri: head.uri, on: channel)
@@ -80,10 +87,18 @@ final class WebSocketUpgrade: Sendable {
             state.withLockedValue { $0.declined = (head.uri, Declined(decision: decision)) }
             return channel.eventLoop.makeSucceededFuture(nil)
         }
+        // A client that offers subprotocols fails the handshake when none is chosen (browsers: "Sent non-empty
+        // 'Sec-WebSocket-Protocol' header but no response was received"): refused here, saying which.
+        let offered = Self.offeredSubprotocols(head)
+        if !offered.isEmpty, !offered.contains(where: { $0 == script.subprotocol }) {
+            let accepts = script.subprotocol.map { "accepts only '\($0)'" } ?? "names no 'subprotocol'"
+            let reason = "rule \(match.rule.displayName) in \(match.bundle) (\(match.rule.source.locationDescription)) \(accepts), and the client offered \(offered.map { "'\($0)'" }.joined(separator: ", ")); set the rule's webSocket 'subprotocol' to the one the app uses"
+            state.withLockedValue { $0.declined = (head.uri, Declined(decision: decision, refusal: (400, reason))) }
+            return channel.eventLoop.makeSucceededFuture(nil)
+        }
         if let recorder = dispatcher.engine.recorder, recorder.records(exchange.stubRequest) { recorder.noteReplayed() }
-        // Browsers send `Origin` on every WebSocket: accepted from any origin, like `--cors` answers.
         var headers = HTTPHeaders()
-        if let subprotocol = script.subprotocol, Self.offeredSubprotocols(head).contains(subprotocol) {
+        if let subprotocol = script.subprotocol, offered.contains(subprotocol) {
             headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol)
         }
         var responseHeaders = ["Upgrade": "websocket", "Connection": "Upgrade"]
@@ -114,6 +129,21 @@ final class WebSocketUpgrade: Sendable {
 
     static func offeredSubprotocols(_ head: HTTPRequestHead) -> [String] {
         head.headers[canonicalForm: "sec-websocket-protocol"].map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Why an upgrade from a web page is refused: WebSockets are outside the browser's same-origin
+    /// rules, so without this any site the developer visits could open `ws://127.0.0.1:PORT`, read the
+    /// stubs and move the scenarios of a running test. Native clients send no `Origin` or a loopback one;
+    /// pages on loopback (a test's own page) are accepted, and `--cors` accepts every origin.
+    func refusedOrigin(_ head: HTTPRequestHead) -> String? {
+        guard !dispatcher.configuration.cors, let origin = head.headers.first(name: "origin") else { return nil }
+        if let host = URLComponents(string: origin)?.host, Self.isLoopback(host) { return nil }
+        return "a WebSocket upgrade from the web page origin '\(origin)' is refused: only pages on this machine's loopback may open one, so that another site cannot reach the stubs; run stubkit serve with --cors to accept every origin"
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127.")
     }
 
     /// After the `101`: the HTTP handler leaves, the frame decoder takes the rule's message limit (the
