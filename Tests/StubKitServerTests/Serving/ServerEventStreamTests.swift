@@ -159,6 +159,31 @@ struct ServerEventStreamTests {
         await fixture.stop()
     }
 
+    @Test("a client that asks the status on another connection the moment the event with setState arrives sees the new state, 50 times out of 50")
+    func setStateBeforeTheEventLeaves() async throws {
+        let rules = #"""
+            {"method": "GET", "path": "/track", "scenario": "order", "events": [{"data": "delivered", "setState": "delivered"}]},
+            {"method": "GET", "path": "/status", "scenario": "order", "whenState": "delivered", "body": "new"},
+            {"method": "GET", "path": "/status", "body": "old"}
+            """#
+        let fixture = try await ServerFixture(bundles: Self.bundle(rules), active: ["sse"])
+        for round in 1...50 {
+            fixture.engine.setScenarioState("order", to: "placed")
+            let status = try await WebSocketFixture.offPool {
+                let stream = try RawConnection(port: fixture.port)
+                try stream.send(Self.request("/track"))
+                try stream.read(until: Self.contains("data: delivered\n\n"))
+                // At once, on a connection of its own (served by any of the server's threads).
+                let other = try RawConnection(port: fixture.port)
+                try other.send("GET /feed.test/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                return String(decoding: try other.readToEnd(), as: UTF8.self)
+            }
+            #expect(status.hasSuffix("\r\n\r\nnew"), "round \(round): \(status)")
+            if !status.hasSuffix("\r\n\r\nnew") { break }
+        }
+        await fixture.stop()
+    }
+
     @Test("shutting down while a keepOpen stream is open ends the stream at once instead of waiting out the grace period")
     func shutdownEndsOpenStream() async throws {
         let fixture = try await ServerFixture(bundles: Self.bundle(Self.ticks), active: ["sse"]) { $0.shutdownGrace = 30 }
