@@ -84,11 +84,13 @@ extension StubLoad: ForwardingReceiver {
 extension StubLoad {
     /// The app stopped the load while a recorded event stream was still coming: the events it got so
     /// far are recorded, with `keepOpen`, since the feed had not ended (see ``ForwardedResponse/finishRecording(clientLeft:)``).
-    /// On the executor's context, after every relayed chunk before the stop.
-    func finishRelayedEventStream() {
-        guard var relay = self.relay, relay.response.eventStream != nil else { return }
+    /// On the executor's context, after every relayed chunk before the stop. Returns what the journal
+    /// entry says about the recording.
+    func finishRelayedEventStream() -> (recordedAs: String?, recordingFailure: String?) {
+        guard var relay = self.relay, relay.response.eventStream != nil else { return (nil, nil) }
         self.relay = nil
-        _ = relay.response.finishRecording(clientLeft: true)
+        let recording = relay.response.finishRecording(clientLeft: true)
         self.relay = relay
+        return recording
     }
 }

@@ -115,12 +115,19 @@ final class StubLoad: @unchecked Sendable {
         }
         cancelForward?()
         let state = progress.withLock { $0 }
-        if state.passedThrough { executor.performEvenWhenOver { [self] in finishRelayedEventStream() } }
-        guard wasRunning else { return }
-        guard let request = state.request else { return }
-        record(request, match: state.match, status: state.status, headers: state.headers, body: state.streamed?.kept,
-               bodySize: state.streamed?.count, truncated: state.streamed?.truncated ?? false, passThrough: state.passedThrough, final: true,
-               error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]))
+        let cancelled = { @Sendable [self] (recording: (recordedAs: String?, recordingFailure: String?)) in
+            guard wasRunning, let request = state.request else { return }
+            record(request, match: state.match, status: state.status, headers: state.headers, body: state.streamed?.kept,
+                   bodySize: state.streamed?.count, truncated: state.streamed?.truncated ?? false, passThrough: state.passedThrough, final: true,
+                   error: URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "cancelled by the app before the response was complete"]),
+                   recordedAs: recording.recordedAs, recordingFailure: recording.recordingFailure)
+        }
+        // A relayed event stream is recorded first, so its entry can say where.
+        if state.passedThrough {
+            executor.performEvenWhenOver { [self] in cancelled(finishRelayedEventStream()) }
+        } else {
+            cancelled((nil, nil))
+        }
     }
 
     // MARK: Deciding

@@ -94,6 +94,9 @@ final class EventStreamWriter {
         timer = nil
         guard !ended, let connection, connection.isActive else { return }
         let bytes = events.bytes(of: index, now: dispatcher.engine.now)
+        // Before the write: a client that reacts to the event by asking another endpoint (on another
+        // connection, another thread) must find the state the event announces.
+        if let move = events.newState(after: index) { dispatcher.engine.setScenarioState(move.scenario, to: move.state) }
         queued += 1
         dispatcher.eventStreams.queued(1, streamHolds: queued)
         connection.sendChunk(ByteBuffer(bytes: bytes)).assumeIsolated().whenComplete { [self] result in
@@ -101,7 +104,6 @@ final class EventStreamWriter {
             dispatcher.eventStreams.queued(-1, streamHolds: queued)
             guard case .success = result, !ended else { return }
             record(bytes)
-            if let move = events.newState(after: index) { dispatcher.engine.setScenarioState(move.scenario, to: move.state) }
             schedule(index + 1)
         }
     }

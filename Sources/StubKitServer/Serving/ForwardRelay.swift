@@ -11,7 +11,16 @@ import StubKit
 ///
 /// The forwarder calls on its own queue; every step hops to the connection's event loop, where all
 /// of the relay's state lives.
+///
+/// Back-pressure on a relayed event stream: the forwarder cannot be paused (it takes what the real
+/// server sends as it comes), and dropping events would hand the client a feed that silently skips.
+/// So the bytes waiting for a client that does not read are counted, and past
+/// ``maximumWaitingBytes`` the connection is closed, with a journal entry saying why: the server
+/// holds a bounded amount per client, and the client sees a dropped feed it can reconnect to.
 final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
+    /// Far more than any live feed's events in flight: a client this far behind has stopped reading.
+    static let maximumWaitingBytes = 1 << 20
+
     private let loop: any EventLoop
     private let connection: NIOLoopBound<ConnectionHandler>
     private let dispatcher: RequestDispatcher
@@ -20,6 +29,11 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
     private var response: ForwardedResponse
     /// The client's copy of the headers (stubbed hosts' locations pointed back here), as journalled.
     private var headers: [String: String] = [:]
+    /// Relayed event-stream bytes not yet handed to the socket.
+    private var waitingBytes = 0
+    /// The client stopped reading and its connection was closed: nothing more is relayed.
+    private var droppedForNotReading = false
+    private var journalled = false
 
     /// The client gets the upstream's redirects as they are (with stubbed hosts pointed back here).
     var followsRedirects: Bool { false }
@@ -78,7 +92,7 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
         guard !exchange.request.isHead else { return }
         // An event stream has no length to complete, and each event is due when it arrives.
         if response.isEventStream {
-            _ = connection.value.sendChunk(ByteBuffer(bytes: data))
+            relayEvents(data)
             return
         }
         // One chunk is held back until the next arrives or the exchange completes: with the upstream's
@@ -95,16 +109,41 @@ final class ForwardRelay: ForwardingReceiver, @unchecked Sendable {
         heldBack = nil
     }
 
-    /// The client left while the upstream was still sending: a recorded event stream keeps the events
-    /// so far, as a feed that stays open (a live feed ends only when its client leaves).
-    func clientLeft() {
-        loop.execute {
-            guard self.response.eventStream != nil else { return }
-            _ = self.response.finishRecording(clientLeft: true)
+    private func relayEvents(_ data: Data) {
+        guard !droppedForNotReading else { return }
+        guard waitingBytes + data.count <= Self.maximumWaitingBytes else {
+            droppedForNotReading = true
+            // The close cancels the forward and journals the exchange (`clientLeft`).
+            connection.value.close()
+            return
         }
+        waitingBytes += data.count
+        connection.value.sendChunk(ByteBuffer(bytes: data)).assumeIsolated().whenComplete { [self] _ in waitingBytes -= data.count }
+    }
+
+    /// The client left (or was dropped) while the upstream was still sending: the exchange is
+    /// journalled as cancelled, and a recorded event stream keeps the events so far, as a feed that
+    /// stays open (a live feed ends only when its client leaves).
+    func clientLeft() {
+        loop.execute { self.journalClientLeft() }
+    }
+
+    private func journalClientLeft() {
+        guard !journalled else { return }
+        journalled = true
+        let recording = response.finishRecording(clientLeft: true)
+        let what = "\(exchange.stubRequest.method) \(exchange.stubRequest.url.absoluteString)"
+        let text = droppedForNotReading
+            ? "StubKit server: the client stopped reading the forwarded event stream of \(what): more than \(Self.maximumWaitingBytes) bytes waited for it, so its connection was closed after \(response.count) bytes"
+            : "StubKit server: the client left \(what) after \(response.count) bytes of the forwarded response"
+        dispatcher.journal(exchange, status: response.status, headers: headers, body: response.kept, bodySize: response.count, truncated: response.truncated,
+                           passThrough: true, error: URLError(.cancelled), description: text,
+                           recordedAs: recording.recordedAs, recordingFailure: recording.recordingFailure)
     }
 
     private func completed(_ error: URLError?) {
+        guard !journalled else { return }
+        journalled = true
         let connection = connection.value
         connection.onClose[ObjectIdentifier(self)] = nil
         if let error {

@@ -54,7 +54,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         guard context.channel.isActive else { return }
-        run(conversation.opening(now: engine.now)[...])
+        run(conversation.opening(now: engine.now))
         for index in script.periodic.indices { startRound(of: index, number: 0) }
     }
 
@@ -192,7 +192,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
             if let setState, let scenario = accepted.match.rule.request.scenarioState?.scenario {
                 engine.setScenarioState(scenario, to: setState)
             }
-            run(steps[...])
+            run(steps)
         case .noMatch(let nearMisses):
             transcript.append(.received, kind, data, nearMisses: nearMisses)
         }
@@ -228,16 +228,23 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Sending
 
-    /// Runs steps in order: each after its delay, counted once the step before it was written.
-    private func run(_ steps: ArraySlice<WebSocketConversation.Outgoing>, then done: (() -> Void)? = nil) {
-        guard !closeSent, context != nil else { return }
-        guard let step = steps.first else {
+    /// Runs steps in order from `index`: each after its delay, counted once the step before it was written.
+    ///
+    /// The next step goes through the event loop rather than being called from the write's callback:
+    /// NIO completes a flushed write at once, so a long run of steps without delays would otherwise
+    /// nest one call per step and overflow the loop thread's stack.
+    private func run(_ steps: [WebSocketConversation.Outgoing], from index: Int = 0, then done: (() -> Void)? = nil) {
+        guard !closeSent, let context else { return }
+        guard index < steps.count else {
             done?()
             return
         }
+        let step = steps[index], loop = context.eventLoop.assumeIsolated()
         after(step.delay) { [self] in
             whenWritable { [self] in
-                send(step.action)?.assumeIsolated().whenSuccess { [self] in run(steps.dropFirst(), then: done) }
+                send(step.action)?.assumeIsolated().whenSuccess { [self] in
+                    loop.execute { [self] in run(steps, from: index + 1, then: done) }
+                }
             }
         }
     }
@@ -247,7 +254,7 @@ final class WebSocketConnection: ChannelDuplexHandler, RemovableChannelHandler {
         let periodic = script.periodic[index]
         if let times = periodic.times, number >= times { return }
         after(periodic.interval) { [self] in
-            run(conversation.periodic(index, now: engine.now)[...]) { [self] in startRound(of: index, number: number + 1) }
+            run(conversation.periodic(index, now: engine.now)) { [self] in startRound(of: index, number: number + 1) }
         }
     }
 

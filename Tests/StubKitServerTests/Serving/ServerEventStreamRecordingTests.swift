@@ -33,6 +33,15 @@ struct ServerEventStreamRecordingTests {
         #expect(String(decoding: delegate.data, as: UTF8.self) == first + second)
         #expect(await Eventually.becomesTrue(within: 10) { recorder.summary.recorded == 1 }, "\(recorder.summary.problems)")
         #expect(await Eventually.becomesTrue(within: 10) { upstream.clientLeft }, "the upstream request is cancelled too")
+        // The feed the client left has its journal entry: cancelled, with what was relayed and where it was recorded.
+        let predicate = RequestPredicate("GET", path: "/orders/42/events")
+        try await server.engine.journal.waitForRequests(matching: predicate, count: 1, timeout: 10)
+        let entry = try #require(server.engine.journal.entries(matching: predicate).first)
+        #expect(entry.passedThrough)
+        #expect(entry.error?.code == URLError.cancelled.rawValue, "\(String(describing: entry.error))")
+        #expect(entry.responseBodySize == whole)
+        #expect(entry.responseBody.map { String(decoding: $0, as: UTF8.self) } == first + second)
+        #expect(entry.recordedAs == "(events)")
         await server.stop()
 
         let bundle = folder.url.appendingPathComponent("captured")
@@ -48,6 +57,30 @@ struct ServerEventStreamRecordingTests {
         let linted = BundleLoader(options: .lint).load(folder: bundle)
         #expect(linted.diagnostics.isEmpty, "\(linted.diagnostics.map(\.description))")
         #expect(linted.bundle.rules.first?.response.events?.events.map(\.data) == ["placed", #"{"status": "preparing"}"#])
+    }
+
+    @Test("a client that stops reading a forwarded feed is dropped once more than 1 MB waits for it, and the journal says why")
+    func clientStopsReadingForwardedFeed() async throws {
+        // 16 MB as fast as the forwarder takes it: far more than the socket's buffers and the server's limit.
+        let event = "data: " + String(repeating: "x", count: 256 << 10) + "\n\n"
+        let upstream = try EventStreamServer(steps: Array(repeating: .send(event), count: 64), keepOpen: true)
+        let authority = "127.0.0.1:\(upstream.port)"
+        let server = try await ServerFixture(bundles: [:], active: []) {
+            $0.onMiss = .forward
+            $0.upstreamScheme = "http"
+            $0.extraHosts = [authority]
+        }
+        let connection = try RawConnection(port: server.port, receiveBuffer: 4096)
+        try connection.send("GET /\(authority)/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        let predicate = RequestPredicate("GET", path: "/feed")
+        try await server.engine.journal.waitForRequests(matching: predicate, count: 1, timeout: 30)
+        let entry = try #require(server.engine.journal.entries(matching: predicate).first)
+        let description = entry.error?.description ?? ""
+        #expect(description.contains("stopped reading") && description.contains("1048576 bytes"), "\(description)")
+        #expect(entry.passedThrough)
+        #expect(await Eventually.becomesTrue(within: 10) { upstream.clientLeft }, "the upstream request is cancelled too")
+        connection.disconnect()
+        await server.stop()
     }
 }
 #endif

@@ -28,7 +28,22 @@ struct WebSocketBadInputTests {
             WebSocketFixture.frame(opcode: 0, Data(repeating: 0x61, count: 2000), fin: false),
             WebSocketFixture.frame(opcode: 0, Data(repeating: 0x61, count: 2000)),
         ], code: 1009),
+        BadFrame(name: "a fragmented control frame (a ping without FIN)", frames: [WebSocketFixture.frame(opcode: 9, Data("are you".utf8), fin: false)], code: 1002),
+        BadFrame(name: "invalid UTF-8 split across fragments", frames: [
+            WebSocketFixture.frame(opcode: 1, Data([0x68, 0xC3]), fin: false),
+            WebSocketFixture.frame(opcode: 0, Data([0x28])),
+        ], code: 1007),
+        BadFrame(name: "a close with a code no endpoint may send (1005)", frames: [WebSocketFixture.frame(opcode: 8, Data([0x03, 0xED]))], code: 1002),
+        BadFrame(name: "a close with a 1-byte payload", frames: [WebSocketFixture.frame(opcode: 8, Data([0x03]))], code: 1002),
+        BadFrame(name: "a text frame with a reserved bit (RSV1) set and no extension", frames: [reserved(WebSocketFixture.frame(opcode: 1, Data("hello".utf8)))], code: 1002),
     ]
+
+    /// `frame` with RSV1 set, which only a negotiated extension (none here) may use.
+    static func reserved(_ frame: Data) -> Data {
+        var frame = frame
+        frame[frame.startIndex] |= 0x40
+        return frame
+    }
 
     /// Opens a WebSocket over a raw connection and reads through the `101` head.
     static func open(_ server: ServerFixture, _ path: String) throws -> RawConnection {

@@ -135,8 +135,11 @@ struct RecordingEventStreamTests {
         #expect(events[2]["id"] as? String == "2" && events[2]["data"] as? String == #"{"status": "preparing"}"#)
         #expect((events[1]["delay"] as? Double ?? 0) >= Self.pause - Self.tolerance, "\(events)")
         #expect((events[2]["delay"] as? Double ?? 0) >= Self.pause - Self.tolerance, "\(events)")
+        // Journalled once the recording is written, so the entry names it.
+        try await engine.journal.waitForRequests(matching: RequestPredicate("GET", path: "/feed"), count: 1, timeout: 10)
         let entry = try #require(engine.journal.entries.last)
         #expect(entry.passedThrough && entry.error?.code == URLError.Code.cancelled.rawValue)
+        #expect(entry.recordedAs == "(events)")
         try checkBundle(events, keepOpen: true)
     }
 }
