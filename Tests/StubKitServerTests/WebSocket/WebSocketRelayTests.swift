@@ -51,7 +51,7 @@ struct WebSocketRelayTests {
 
     @Test("messages both ways, the real server's subprotocol and close code reach the app, and one journal entry holds the conversation")
     func relaysBothWays() async throws {
-        let upstream = try WebSocketUpstreamTests.upstream()
+        let upstream = try await WebSocketUpstreamTests.upstream()
         let server = try await Self.server(upstream: upstream)
         let result = try await Self.converse(server: server, upstreamPort: upstream.port)
         #expect(result["subprotocol"] as? String == "chat.v1", "the real server chose it; the app's 101 says so")
@@ -79,7 +79,7 @@ struct WebSocketRelayTests {
 
     @Test("the app's close code and reason reach the real server, whose answer reaches the app")
     func appCloses() async throws {
-        let upstream = try WebSocketUpstreamTests.upstream()
+        let upstream = try await WebSocketUpstreamTests.upstream()
         let server = try await Self.server(upstream: upstream)
         // The real server (websockets) answers a close with the code and reason it received.
         let result = try await WebSocketPythonTests.run("""
@@ -118,7 +118,7 @@ struct WebSocketRelayTests {
 
     @Test("a real server that refuses, cannot be reached, or needs wss: the app gets a 502 that says why")
     func refusals() async throws {
-        let upstream = try WebSocketUpstreamTests.upstream()
+        let upstream = try await WebSocketUpstreamTests.upstream()
         let server = try await Self.server(upstream: upstream)
         let forbidden = try await Self.refusal(server: server, target: "/127.0.0.1:\(upstream.port)/nowhere")
         #expect(forbidden.status == 502)
@@ -140,7 +140,7 @@ struct WebSocketRelayTests {
 
     @Test("with the kill switch an upgrade no rule answers gets the kill switch's 502, not a relay")
     func killSwitch() async throws {
-        let upstream = try WebSocketUpstreamTests.upstream()
+        let upstream = try await WebSocketUpstreamTests.upstream()
         let server = try await Self.server(upstream: upstream, onMiss: .refuse)
         let refused = try await Self.refusal(server: server, target: "/127.0.0.1:\(upstream.port)/echo")
         #expect(refused.status == 502)
@@ -151,7 +151,7 @@ struct WebSocketRelayTests {
 
     @Test("recorded while relayed, then replayed from the bundle with the real server gone: the same answers")
     func recordThenReplay() async throws {
-        var upstream: PythonServer? = try WebSocketUpstreamTests.upstream()
+        var upstream: PythonServer? = try await WebSocketUpstreamTests.upstream()
         let port = try #require(upstream).port
         let folder = try TemporaryFolder()
         let recorder = try Recorder(configuration: RecorderConfiguration(template: "captured", folder: folder.url))
