@@ -39,13 +39,34 @@ package struct WebSocketRoute: Sendable, Hashable {
         self.killSwitch = killSwitch
     }
 
-    /// The server named by a launch setting's text: a URL with a scheme and a host, or the problem.
-    package static func parseServer(_ text: String) -> Result<URL, Problem> {
+    /// `STUB_WEBSOCKET_SERVER_ALLOW_REMOTE=1`, in the environment only: lets the server be another
+    /// machine (a device reaching the Mac's LAN address). Without it the server must be loopback, because
+    /// a launch argument, which anyone starting the app can pass, would otherwise send the app's sockets
+    /// with their cookies, `Authorization` and query tokens to any host, in cleartext with an `http` server.
+    package static let allowRemoteVariable = "STUB_WEBSOCKET_SERVER_ALLOW_REMOTE"
+
+    /// The server named by a launch setting's text: a URL with a scheme and a loopback host (any host
+    /// when `allowRemote`), or the problem, naming the variable and the value.
+    package static func parseServer(_ text: String, allowRemote: Bool = false) -> Result<URL, Problem> {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              ["http", "https", "ws", "wss"].contains(scheme), let host = components.host, !host.isEmpty else {
+              ["http", "https", "ws", "wss"].contains(scheme), let host = components.host, !host.isEmpty,
+              let url = components.url else {
             return .failure(Problem(description: "\(serverVariable)='\(text)' is not the URL of a local stub server; write http://127.0.0.1:PORT (what `stubkit serve` prints)"))
         }
-        return .success(components.url!)
+        guard allowRemote || isLoopback(host) else {
+            return .failure(Problem(description: "\(serverVariable)='\(text)' is not a loopback address (127.0.0.1, ::1, localhost); set the environment variable \(allowRemoteVariable)=1 to send the app's WebSockets to another machine"))
+        }
+        return .success(url)
+    }
+
+    /// Whether `host` (as `URLComponents` gives it, bracketed or not) is this machine: 127.0.0.0/8, ::1, localhost.
+    package static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name.hasSuffix(".") { name.removeLast() }
+        if name == "localhost" || name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
+        let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// Why a launch setting names no server.
