@@ -144,7 +144,7 @@ public final class Recorder: Sendable {
             let file = try writer.append(conditions, response)
             // A secret first seen in this exchange may sit in files written before it: scrub them again.
             if seenSecrets.withLock({ $0.count }) > knownBefore {
-                redacted += writer.rescrub { self.scrub($0) }
+                redacted += writer.rescrub({ self.scrub($0) }, bytes: { self.scrub(bytes: $0) })
             }
             counts.withLock { $0.recorded += 1; $0.redacted += redacted }
             return .success(file ?? "")
