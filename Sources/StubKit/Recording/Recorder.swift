@@ -71,6 +71,12 @@ public final class Recorder: Sendable {
         counts.withLock { $0.failed += 1; $0.problems.append(error.localizedDescription) }
     }
 
+    /// Something written is not all that happened (a feed cut at its limit): a problem in the summary,
+    /// not a failure.
+    package func noteProblem(_ text: String) {
+        counts.withLock { $0.problems.append(text) }
+    }
+
     /// Why a task cannot be recorded, or `nil`. An upload task whose body the loading system did not
     /// hand over (`hasBody`: the request carries none; FoundationNetworking never does, nor does Apple's
     /// URLSession for uploads from data or a file, as OHHTTPStubs documents) would reach the backend
