@@ -115,10 +115,15 @@ public struct LaunchOverrides: Sendable {
     /// let task = session.webSocketTask(with: launch.webSocketURL(for: URL(string: "wss://chat.example.com/orders/1/chat")!))
     /// ```
     ///
+    /// The server must be loopback (127.0.0.1, ::1, localhost) unless the app's environment has
+    /// `STUB_WEBSOCKET_SERVER_ALLOW_REMOTE=1`, and is honoured only in a launch that asks for templates,
+    /// the kill switch or recording.
+    ///
     /// - Returns: `ws://127.0.0.1:PORT/chat.example.com/orders/1/chat` when a server is named (the
-    ///   server's rules for `chat.example.com` answer it); with the kill switch on and no server, a URL
-    ///   on a host that never resolves (`….stubkit-refused.invalid`), so the socket fails rather than
-    ///   reach the real host; in a production launch, `url` unchanged.
+    ///   server's rules for `chat.example.com` answer it); with the kill switch on and no server, or when
+    ///   `url` cannot be rebuilt on the server, the constant `ws://stubkit-refused.invalid/`: a host that
+    ///   never resolves and nothing of `url` (no user, host, path or query), so the socket fails rather
+    ///   than reach the real host; in a production launch, `url` unchanged.
     public func webSocketURL(for url: URL) -> URL {
         webSocketRoute.url(for: url)
     }

@@ -33,7 +33,9 @@ package struct StubLaunchSettings: Sendable, Hashable {
     package var liveJournalPath: String?
     /// Runtime control (`STUB_CONTROL`, `STUB_CONTROL_TOKEN`; environment only): the runner to report to.
     package var control: ControlLaunchSettings?
-    /// The local stub server the app's WebSockets go to (`STUB_WEBSOCKET_SERVER=<URL>`; see ``WebSocketRoute``).
+    /// The local stub server the app's WebSockets go to (`STUB_WEBSOCKET_SERVER=<URL>`; see ``WebSocketRoute``):
+    /// loopback unless the environment has `STUB_WEBSOCKET_SERVER_ALLOW_REMOTE=1`, and only in a launch
+    /// that asks for templates, the kill switch or recording.
     package var webSocketServer: URL?
     /// Arguments and variables that start with `STUB_` but could not be understood.
     package var problems: [String] = []
@@ -137,8 +139,14 @@ package struct StubLaunchSettings: Sendable, Hashable {
         self.control = control
         self.problems = problems + recordingProblems + controlProblems
         self.liveJournalPath = Self.value(of: Self.liveJournalVariable, arguments: arguments, environment: environment)
-        if let text = Self.value(of: WebSocketRoute.serverVariable, arguments: arguments, environment: environment) {
-            switch WebSocketRoute.parseServer(text) {
+        // Honoured only in a launch that asks for stubs (or records, which `stubkit serve --record`
+        // does for sockets): on its own the setting would turn a production launch into one whose
+        // sockets go elsewhere while everything else is real.
+        if let text = Self.value(of: WebSocketRoute.serverVariable, arguments: arguments, environment: environment),
+           !templates.isEmpty || killSwitch || recording != nil {
+            // The opt-in is read from the environment only, as runtime control's address is.
+            let allowRemote = environment[WebSocketRoute.allowRemoteVariable].flatMap(Self.switchWord) ?? false
+            switch WebSocketRoute.parseServer(text, allowRemote: allowRemote) {
             case .success(let url): webSocketServer = url
             case .failure(let problem): self.problems.append(problem.description)
             }

@@ -51,7 +51,7 @@ extension ResponseTemplate {
         case .path(let n): name = "path.\(n)"
         case .query(let n): name = "query.\(n)"
         case .header(let n): name = "header.\(n)"
-        case .body(let path): name = "body." + path.joined(separator: ".")
+        case .body(let path): name = (["body"] + path).joined(separator: ".")
         case .now(.iso8601): name = "now"
         case .now(let format): name = "now.\(format.rawValue)"
         case .request(let n): name = "request.\(n)"

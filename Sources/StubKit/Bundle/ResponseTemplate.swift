@@ -7,6 +7,7 @@ import Foundation
 /// | `{{path.id}}` | the path parameter `{id}` of the rule's `path` |
 /// | `{{query.q}}` | the query item `q` ("" when absent) |
 /// | `{{header.Accept-Language}}` | a request header ("" when absent) |
+/// | `{{body}}` | the whole request body as text (an echo; a WebSocket reply's client message); with `\| json`, its JSON value (`null` when not JSON) |
 /// | `{{body.order.items.0.id}}` | a field of the JSON request body ("" when absent or not JSON) |
 /// | `{{now}}`, `{{now.epoch}}`, `{{now.date}}` | the engine's "now" (`STUB_NOW`): ISO 8601, seconds since 1970, `yyyy-MM-dd` |
 /// | `{{request.method}}`, `{{request.url}}`, `{{request.path}}`, `{{request.host}}` | the request itself |
@@ -204,7 +205,8 @@ package struct ResponseTemplate: Sendable, Hashable {
             guard !joined.isEmpty else { throw Problem(message: "'{{\(name)}}' names no header", fix: "write {{header.NAME}}") }
             return .header(joined)
         case "body":
-            guard !joined.isEmpty else { throw Problem(message: "'{{\(name)}}' names no body field", fix: "write {{body.FIELD}} or {{body.a.b.0}}") }
+            // `{{body}}` alone is the whole body; `{{body.}}` names an empty field.
+            guard rest.isEmpty || !joined.isEmpty else { throw Problem(message: "'{{\(name)}}' names no body field", fix: "write {{body}}, {{body.FIELD}} or {{body.a.b.0}}") }
             return .body(rest)
         case "now":
             switch joined {
@@ -246,7 +248,7 @@ package struct ResponseTemplate: Sendable, Hashable {
             case .text(let text):
                 out += text
             case .field(let field, let filter, let insertion):
-                let value = Self.apply(filter, to: Self.value(field, &context))
+                let value = Self.apply(filter, to: Self.value(field, wholeBodyAsJSON: filter == .json, &context))
                 switch insertion {
                 case .raw:
                     out += value?.templateText ?? ""
@@ -281,9 +283,12 @@ package struct ResponseTemplate: Sendable, Hashable {
     }
 
     /// The value of a field, typed: numbers for `{{hit}}` and `{{now.epoch}}`, the JSON value of a body
-    /// field, text for the rest; `nil` when the request has no such value.
-    private static func value(_ field: Field, _ context: inout Context) -> JSONValue? {
+    /// field (and of the whole body with `| json`), text for the rest; `nil` when the request has no such value.
+    private static func value(_ field: Field, wholeBodyAsJSON: Bool, _ context: inout Context) -> JSONValue? {
         switch field {
+        case .body(let path) where path.isEmpty && !wholeBodyAsJSON:
+            // The body as the client sent it, not re-serialized: an echo keeps its bytes.
+            return context.request.body.map { .string(String(decoding: $0, as: UTF8.self)) }
         case .path(let name): return context.parameters[name].map(JSONValue.string)
         case .query(let name): return context.request.queryValue(name).map(JSONValue.string)
         case .header(let name): return context.request.header(name).map(JSONValue.string)

@@ -55,6 +55,12 @@ extension RulesDecoder {
         if event.event == nil, event.data == nil, event.id == nil, event.retry == nil, event.comment == nil {
             report(.missingKey, at: value.position, keyPath: keyPath, "the event sends nothing",
                    fix: "give it 'data' (and optionally 'event', 'id', 'retry'), or a 'comment' for a keep-alive")
+        } else if event.event != nil, event.data == nil {
+            // WHATWG: an event whose data buffer is empty is not dispatched, whatever its type; `id` and
+            // `retry` alone still count (they set the last event id and the reconnection time).
+            report(.eventWithoutData, at: value.position, keyPath: keyPath,
+                   "the event has 'event' but no 'data', so clients (EventSource and WHATWG parsers) never dispatch it",
+                   fix: "add \"data\": \"\"")
         }
         return event
     }

@@ -78,6 +78,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let invalidHeader = DiagnosticCode("SK022", .error, "a header name or value with a line break or another character HTTP forbids")
     package static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
     package static let plusInQueryValue = DiagnosticCode("SK024", .note, "a written query value with '+', which matches only a '+' sent as is, not '%2B'")
+    package static let eventWithoutData = DiagnosticCode("SK025", .warning, "a Server-Sent Event with 'event' but no 'data', which clients never dispatch")
     // MARK: Matching cost
     package static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
     package static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
@@ -99,7 +100,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate, .tooManyEngines,
-        .invalidHeader, .delayTooLong, .plusInQueryValue,
+        .invalidHeader, .delayTooLong, .plusInQueryValue, .eventWithoutData,
         .backtrackingRegex, .alwaysCheckedRegex,
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
         .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,

@@ -3,7 +3,7 @@ import Foundation
 /// Recording a Server-Sent Events response: a rule whose response is its `events`, redacted as a body is.
 extension Recorder {
     /// Writes one exchange answered with an event stream (see ``EventStreamCapture``): status and
-    /// headers as for any response, each event's `data` redacted as a text body would be (its
+    /// headers as for any response, each event's `data`, `id`, `event` and comment redacted as a text body would be (its
     /// secrets replaced, JSON by field; left byte for byte as received otherwise), no response file.
     package func record(_ request: StubRequest, status: Int, headers: [String: String], events stream: EventStream) -> Result<String, RecordingError> {
         var redacted = 0
@@ -13,6 +13,10 @@ extension Recorder {
         let conditions = self.conditions(for: request, redacted: &redacted)
         var stream = stream
         for index in stream.events.indices {
+            // `id` is often a resume cursor or a token, and comes back as `Last-Event-ID`; `event` is
+            // free text from the backend: both are redacted as `data` is.
+            if let id = stream.events[index].id { stream.events[index].id = redactedText(id, redacted: &redacted) }
+            if let type = stream.events[index].event { stream.events[index].event = redactedText(type, redacted: &redacted) }
             if let data = stream.events[index].data { stream.events[index].data = redactedText(data, redacted: &redacted) }
             if let comment = stream.events[index].comment { stream.events[index].comment = redactedText(comment, redacted: &redacted) }
         }

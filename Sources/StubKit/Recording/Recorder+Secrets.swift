@@ -33,6 +33,32 @@ extension Recorder {
         return (result, count)
     }
 
+    /// `data` with the UTF-8 bytes of every secret seen so far replaced, longest first; the count of
+    /// replacements. For payloads that are not text (a protobuf WebSocket message), where a token
+    /// still sits as its bytes.
+    func scrub(bytes data: Data) -> (Data, Int) {
+        Self.scrub(bytes: data, secrets: seenSecrets.withLock { $0 })
+    }
+
+    static func scrub(bytes data: Data, secrets: Set<String>) -> (Data, Int) {
+        let secrets = secrets.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+        var result = data, count = 0
+        for secret in secrets {
+            let needle = Data(secret.utf8)
+            guard !needle.isEmpty, result.range(of: needle) != nil else { continue }
+            var out = Data(), start = result.startIndex
+            while let found = result.range(of: needle, in: start..<result.endIndex) {
+                out += result[start..<found.lowerBound]
+                out += Data(Redactor.placeholder.utf8)
+                start = found.upperBound
+                count += 1
+            }
+            out += result[start...]
+            result = out
+        }
+        return (result, count)
+    }
+
     /// A JSON value with string values that hold a known secret replaced, their paths and count.
     func scrubbed(_ value: Any, path: [String]) -> (value: Any, paths: [[String]], count: Int) {
         if let object = value as? [String: Any] {

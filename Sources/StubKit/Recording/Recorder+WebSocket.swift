@@ -81,7 +81,7 @@ extension Recorder {
             if !written {
                 notes.append("a conversation for \(conditions.method) \(conditions.path) was recorded earlier in this run; the first is kept")
             }
-            if seenSecrets.withLock({ $0.count }) > knownBefore { redacted += writer.rescrub { self.scrub($0) } }
+            if seenSecrets.withLock({ $0.count }) > knownBefore { redacted += writer.rescrub({ self.scrub($0) }, bytes: { self.scrub(bytes: $0) }) }
             counts.withLock { if written { $0.recorded += 1 }; $0.redacted += redacted }
             return .success(WebSocketOutcome(written: written, notes: notes))
         } catch {
@@ -118,7 +118,14 @@ extension Recorder {
             if let json = Self.exactJSON(clean) { pairs.append((keys.json.rawValue, json)) } else { pairs.append((keys.text.rawValue, .string(clean))) }
         case .binary(let data):
             var bytes = data
-            if let text = String(data: data, encoding: .utf8) { bytes = Data(redactedText(text, redacted: &redacted).utf8) }
+            if let text = String(data: data, encoding: .utf8) {
+                bytes = Data(redactedText(text, redacted: &redacted).utf8)
+            } else {
+                // Not text (protobuf): the redactor cannot parse it, but a known token is still its bytes.
+                let (clean, count) = scrub(bytes: data)
+                bytes = clean
+                redacted += count
+            }
             pairs.append((keys.binary.rawValue, .string(bytes.base64EncodedString())))
         case .close(let code, let reason):
             var close: [(String, JSONText)] = []

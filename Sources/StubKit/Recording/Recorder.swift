@@ -71,6 +71,12 @@ public final class Recorder: Sendable {
         counts.withLock { $0.failed += 1; $0.problems.append(error.localizedDescription) }
     }
 
+    /// Something written is not all that happened (a feed cut at its limit): a problem in the summary,
+    /// not a failure.
+    package func noteProblem(_ text: String) {
+        counts.withLock { $0.problems.append(text) }
+    }
+
     /// Why a task cannot be recorded, or `nil`. An upload task whose body the loading system did not
     /// hand over (`hasBody`: the request carries none; FoundationNetworking never does, nor does Apple's
     /// URLSession for uploads from data or a file, as OHHTTPStubs documents) would reach the backend
@@ -144,7 +150,7 @@ public final class Recorder: Sendable {
             let file = try writer.append(conditions, response)
             // A secret first seen in this exchange may sit in files written before it: scrub them again.
             if seenSecrets.withLock({ $0.count }) > knownBefore {
-                redacted += writer.rescrub { self.scrub($0) }
+                redacted += writer.rescrub({ self.scrub($0) }, bytes: { self.scrub(bytes: $0) })
             }
             counts.withLock { $0.recorded += 1; $0.redacted += redacted }
             return .success(file ?? "")

@@ -13,8 +13,9 @@ import FoundationNetworking
 ///   operation is queued on the delegate queue behind it, and the next event's delay starts when the
 ///   marker runs, so a delegate that cancels in `didReceive` gets no later event.
 /// - One piece (`onePiece`, tasks that FoundationNetworking hands only their last `didLoad`: completion
-///   handlers): the events are gathered as they fall due and handed over in one `didLoad` at the end,
-///   which is all such a task can see anyway.
+///   handlers): the events are gathered as they fall due (each moving the scenario then) and handed
+///   over in one `didLoad` at the end, which is all such a task can see anyway; the journal counts
+///   them as sent only then, so a task cancelled before the end is journalled with none.
 /// - Cancel means stop: a step of a task that is being cancelled, or of a stopped load, sends nothing.
 ///
 /// All state is touched only on the load's context, one step at a time.
@@ -71,7 +72,9 @@ final class EventStreamSender: @unchecked Sendable {
         guard !executor.isOver, task?.state != .canceling else { return }
         let bytes = events.bytes(of: index, now: now())
         if onePiece {
-            step(index, bytes)
+            // The scenario moves when the event falls due, as for any task; the journal lists the
+            // event only once the client has it (at the end), so a task cancelled before then shows none.
+            moveScenario(after: index)
             gathered.append(bytes)
             schedule(index + 1)
             return
@@ -94,7 +97,16 @@ final class EventStreamSender: @unchecked Sendable {
 
     /// Moves the scenario and notes the event as sent.
     private func step(_ index: Int, _ bytes: Data) {
+        moveScenario(after: index)
+        noteSent(bytes)
+    }
+
+    private func moveScenario(after index: Int) {
         if let move = events.newState(after: index) { moveScenario(move.scenario, move.state) }
+    }
+
+    /// Notes bytes handed to the client, inside the client call, for the journal.
+    private func noteSent(_ bytes: Data) {
         sent.append(bytes, keepLimit: keepLimit)
         progressed(sent)
     }
@@ -103,7 +115,10 @@ final class EventStreamSender: @unchecked Sendable {
         if onePiece && !gathered.isEmpty {
             let whole = gathered
             gathered = Data()
-            executor.withClient { client, instance in client.urlProtocol(instance, didLoad: whole) }
+            executor.withClient { client, instance in
+                noteSent(whole)
+                client.urlProtocol(instance, didLoad: whole)
+            }
         }
         // An open stream ends when the app leaves it: `stopLoading` journals it.
         guard !events.keepsOpen else { return }

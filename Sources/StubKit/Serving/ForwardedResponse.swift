@@ -31,6 +31,8 @@ package struct ForwardedResponse {
     package private(set) var capture: ResponseCapture?
     /// The events with their arrival times instead, when the engine records a `text/event-stream`.
     package private(set) var eventStream: EventStreamCapture?
+    /// How much of a recorded event stream is kept (a live feed never ends).
+    package var eventStreamLimits = EventStreamCapture.Limits.standard
 
     /// Whether the upstream answers with Server-Sent Events (known once the head arrived).
     package var isEventStream: Bool {
@@ -78,7 +80,7 @@ package struct ForwardedResponse {
         self.headers = headers
         if recorder != nil, isEventStream {
             // Recorded as the events it carries, timed from now: no response file.
-            eventStream = EventStreamCapture(headAt: arrivedAt)
+            eventStream = EventStreamCapture(headAt: arrivedAt, limits: eventStreamLimits)
             capture = nil
         }
         return headers
@@ -128,8 +130,14 @@ package struct ForwardedResponse {
         defer { capture = nil; eventStream = nil }
         guard let recorder, let status else { return (nil, nil) }
         if let eventStream {
-            switch recorder.record(request, status: status, headers: headers, events: EventStream(events: eventStream.recorded(), keepsOpen: clientLeft)) {
-            case .success: return ("(events)", nil)
+            // A feed cut at the capture's limit had not ended either: its replay stays open too.
+            let stream = EventStream(events: eventStream.recorded(), keepsOpen: clientLeft || eventStream.cut != nil)
+            switch recorder.record(request, status: status, headers: headers, events: stream) {
+            case .success:
+                if let cut = eventStream.cut {
+                    recorder.noteProblem("\(request.method) \(request.url.absoluteString): event stream \(cut); the rule holds the \(eventStream.events.count) events before it, with keepOpen")
+                }
+                return ("(events)", nil)
             case .failure(let error): return (nil, "\(error.path): \(error.reason)")
             }
         }

@@ -50,13 +50,28 @@ package struct EventStreamParser: Sendable {
     private var dataLines: [String] = []
     private var hasFields = false
 
-    package init() {}
+    /// The longest line kept, in bytes: a stream that never sends a line end (a broken or hostile
+    /// feed) would otherwise grow the line buffer without limit.
+    package let maximumLineLength: Int
+    /// Whether a line grew past ``maximumLineLength``: the parser then stops reading (every later
+    /// ``feed(_:at:)`` returns nothing), since the rest of the stream can no longer be framed.
+    package private(set) var lineTooLong = false
+
+    /// The default ``maximumLineLength``: 1 MiB, the default largest WebSocket message too. A `data`
+    /// line is one payload line; a JSON payload of a megabyte on one line is already beyond what a
+    /// rules file written by hand or read in a review holds.
+    package static let defaultMaximumLineLength = 1 << 20
+
+    package init(maximumLineLength: Int = Self.defaultMaximumLineLength) {
+        self.maximumLineLength = maximumLineLength
+    }
 
     /// Reads one chunk that arrived at `time`.
     ///
     /// - Returns: the events (and comments) this chunk completed, in order.
     package mutating func feed(_ chunk: Data, at time: TimeInterval) -> [Parsed] {
         var out: [Parsed] = []
+        guard !lineTooLong else { return out }
         var bytes = [UInt8](chunk)
         if !pastStart {
             line.append(contentsOf: bytes)
@@ -79,6 +94,11 @@ package struct EventStreamParser: Sendable {
                 if let parsed = process(text, at: time) { out.append(parsed) }
             } else {
                 line.append(byte)
+                if line.count > maximumLineLength {
+                    lineTooLong = true
+                    line = []
+                    return out
+                }
             }
         }
         return out

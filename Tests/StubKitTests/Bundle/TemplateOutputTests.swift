@@ -26,6 +26,8 @@ struct TemplateOutputTests {
             "json": { "restaurantId": "{{body.restaurantId | json}}", "items": "{{body.items | json}}",
                       "orderId": "{{path.id | number}}", "missing": "{{body.nothing | json}}",
                       "asText": "{{body.restaurantId}}" } },
+          { "method": "POST", "path": "/echo", "template": true, "json": { "echo": "{{body}}", "value": "{{body | json}}" } },
+          { "method": "POST", "path": "/echo-text", "template": true, "body": "you sent: {{body}}", "contentType": "text/plain" },
           { "path": "/counter", "template": true, "body": "hit {{hit}}", "contentType": "text/plain" },
           { "path": "/other-counter", "template": true, "body": "other {{hit}}", "contentType": "text/plain" },
           { "path": "/stateful", "responses": [ { "body": "one" }, { "body": "two" } ] },
@@ -76,6 +78,20 @@ struct TemplateOutputTests {
         #expect(json["missing"] is NSNull)
         // Without a filter a value inside a string stays a string.
         #expect(json["asText"] as? String == "1")
+    }
+
+    @Test("{{body}} is the whole request body: as text (escaped inside a JSON string), or with '| json' as its JSON value")
+    func wholeBodyEcho() async throws {
+        let sent = #"{"note": "say \"hi\"\n", "n": 1}"#
+        let result = await session.result("POST", "https://tpl.test/echo", body: sent, headers: ["Content-Type": "application/json"])
+        let json = try #require(result.json, "not JSON: \(result.text ?? "nil")")
+        #expect(json["echo"] as? String == sent, "the body's text, byte for byte")
+        #expect((json["value"] as? [String: Any])?["note"] as? String == "say \"hi\"\n")
+        let text = await session.result("POST", "https://tpl.test/echo-text", body: "plain ünïcode\n")
+        #expect(text.text == "you sent: plain ünïcode\n")
+        let notJSON = await session.result("POST", "https://tpl.test/echo", body: "not json")
+        #expect(notJSON.json?["echo"] as? String == "not json")
+        #expect(notJSON.json?["value"] is NSNull)
     }
 
     @Test("{{hit}} on a plain rule counts 0, 1, 2, per rule, beside a stateful rule")

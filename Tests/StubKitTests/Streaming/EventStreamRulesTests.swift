@@ -120,5 +120,11 @@ struct EventStreamRulesTests {
         #expect(statuses == ["status 1 1 placed", "status 2 1 preparing", "status 3 1 on_its_way", "status 4 1 delivered"])
         #expect(parser.events.first?.retry == 3000)
         #expect(await session.result("GET", "https://api.takeaway.example/orders/1/status").json?["status"] as? String == "delivered")
+        // EventSource reconnects once the stream ends: the reconnection gets 204 (EventSource stops) and
+        // no events, so the status never goes back to "preparing".
+        let reconnection = await Self.run("https://api.takeaway.example/orders/1/events", on: engine)
+        #expect(reconnection.response?.statusCode == 204)
+        #expect(reconnection.chunks.isEmpty)
+        #expect(engine.scenarioState("order") == "delivered")
     }
 }

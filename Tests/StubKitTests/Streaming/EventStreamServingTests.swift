@@ -116,6 +116,38 @@ struct EventStreamServingTests {
         #expect(result.text == "data: first\n\ndata: second\n\ndata: third\n\n")
     }
 
+    @Test("a completion-handler task cancelled before the stream ends got no event (it gets them in one piece at the end), and its journal entry lists none")
+    func completionHandlerCancelledJournalsNothingUnsent() async throws {
+        let folder = try TemporaryFolder()
+        let engine = try Self.engine(folder, """
+        { "host": "sse.test", "rules": [
+          { "path": "/slow", "scenario": "slow", "events": [
+              {"data": "first", "setState": "first-due"},
+              {"delay": 60, "data": "second"} ] }
+        ] }
+        """)
+        let session = URLSession(configuration: .stubbed(by: engine, base: .ephemeral))
+        let completed = AsyncStream<(Data?, (any Error)?)>.makeStream()
+        let task = session.dataTask(with: URL(string: "https://sse.test/slow")!) { data, _, error in
+            completed.continuation.yield((data, error))
+            completed.continuation.finish()
+        }
+        task.resume()
+        // The first event has fallen due (its setState ran) but is held for the one piece at the end.
+        let deadline = Date().addingTimeInterval(20)
+        while engine.scenarioState("slow") != "first-due", Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        try #require(engine.scenarioState("slow") == "first-due")
+        task.cancel()
+        var iterator = completed.stream.makeAsyncIterator()
+        let (data, error) = try #require(await iterator.next())
+        #expect((error as? URLError)?.code == .cancelled)
+        #expect(data == nil || data?.isEmpty == true, "the client got no event")
+        try await engine.journal.waitForRequests(matching: RequestPredicate(path: "/slow"), timeout: 20)
+        let entry = try #require(engine.journal.entries.last { $0.request.url.path == "/slow" })
+        #expect(entry.error?.code == URLError.cancelled.rawValue)
+        #expect(entry.responseBodySize == 0, "the journal lists \(entry.responseBody.map { String(decoding: $0, as: UTF8.self) } ?? "nil")")
+    }
+
     @Test("keepOpen: after the last event the task stays running until the app cancels it; the journal keeps every event and the cancel")
     func keepOpenUntilCancelled() async throws {
         let folder = try TemporaryFolder()

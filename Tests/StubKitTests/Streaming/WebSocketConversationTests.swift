@@ -57,6 +57,17 @@ struct WebSocketConversationTests {
         guard case .reply(0, _, _) = conversation.answer(to: .binary(Data("ping".utf8)), now: now) else { Issue.record("binary ping"); return }
     }
 
+    @Test("{{body}} in a reply is the client's whole message, escaped inside a JSON string")
+    func wholeMessage() throws {
+        let conversation = try Self.conversation(#"""
+        {"path": "/chat/{id}", "template": true, "webSocket": {"replies": [
+          {"send": [{"text": "you said: {{body}}"}, {"json": {"said": "{{body}}"}}]}
+        ]}}
+        """#)
+        guard case .reply(0, let echo, _) = conversation.answer(to: .text(#"echo "x""#), now: Date()) else { Issue.record("echo"); return }
+        #expect(echo.map(\.action) == [.send(.text(#"you said: echo "x""#)), .send(.text(#"{"said":"echo \"x\""}"#))])
+    }
+
     @Test("a message no reply matches gets each reply's first failed condition, for the journal")
     func nearMisses() throws {
         guard case .noMatch(let misses) = try Self.conversation(Self.chat).answer(to: .text("pin"), now: Date()) else {

@@ -14,7 +14,7 @@ struct WebSocketRouteTests {
 
     @Test("with a server named, a ws(s) URL goes to the server's host-prefixed path, query kept")
     func routedToServer() throws {
-        let overrides = try LaunchOverrides(arguments: ["app", "STUB_WEBSOCKET_SERVER=http://127.0.0.1:8123"], environment: [:])
+        let overrides = try LaunchOverrides(arguments: ["app", "STUB_API_CALLS_chat", "STUB_WEBSOCKET_SERVER=http://127.0.0.1:8123"], environment: [:])
         #expect(overrides.webSocketURL(for: Self.chat).absoluteString == "ws://127.0.0.1:8123/chat.example.test/orders/1/chat?token=a%2Bb")
         #expect(overrides.webSocketURL(for: URL(string: "ws://chat.example.test:9000/")!).absoluteString == "ws://127.0.0.1:8123/chat.example.test:9000/")
         #expect(overrides.isTestLaunch)
@@ -24,16 +24,60 @@ struct WebSocketRouteTests {
 
     @Test("an https server gives wss URLs; the environment works as the arguments do")
     func secureServer() throws {
-        let overrides = try LaunchOverrides(arguments: ["app"], environment: ["STUB_WEBSOCKET_SERVER": "https://stubs.local:8443/base/"])
-        #expect(overrides.webSocketURL(for: Self.chat).absoluteString == "wss://stubs.local:8443/base/chat.example.test/orders/1/chat?token=a%2Bb")
+        let overrides = try LaunchOverrides(arguments: ["app"], environment: ["STUB_KILL_NETWORK": "1", "STUB_WEBSOCKET_SERVER": "https://localhost:8443/base/"])
+        #expect(overrides.webSocketURL(for: Self.chat).absoluteString == "wss://localhost:8443/base/chat.example.test/orders/1/chat?token=a%2Bb")
     }
 
-    @Test("with the kill switch and no server, the URL names a host that never resolves")
-    func killSwitchRefuses() throws {
+    @Test("a server that is not loopback is refused, naming the variable and the value, unless the environment opts in", arguments: [
+        "http://192.168.1.20:8080", "https://stubs.example.test", "ws://127.0.0.1.example.test:80", "http://[::2]:80",
+    ])
+    func remoteServerRefused(_ server: String) throws {
+        let arguments = ["app", "STUB_KILL_NETWORK", "STUB_WEBSOCKET_SERVER=\(server)"]
+        let settings = StubLaunchSettings(arguments: arguments, environment: [:])
+        #expect(settings.webSocketServer == nil)
+        #expect(settings.problems.contains { $0.contains("STUB_WEBSOCKET_SERVER='\(server)'") && $0.contains("STUB_WEBSOCKET_SERVER_ALLOW_REMOTE") }, "\(settings.problems)")
+        #expect(throws: StubKitError.self) { _ = try LaunchOverrides(arguments: arguments, environment: [:]) }
+        // The opt-in is an environment variable; a launch argument cannot give it.
+        #expect(StubLaunchSettings(arguments: arguments + ["STUB_WEBSOCKET_SERVER_ALLOW_REMOTE=1"], environment: [:]).webSocketServer == nil)
+        let allowed = try LaunchOverrides(arguments: arguments, environment: ["STUB_WEBSOCKET_SERVER_ALLOW_REMOTE": "1"])
+        #expect(allowed.webSocketURL(for: Self.chat).host == URL(string: server)!.host)
+    }
+
+    @Test("loopback servers are accepted", arguments: ["http://127.0.0.1:1", "http://127.1.2.3:1", "http://[::1]:1", "http://LOCALHOST:1", "ws://localhost.:1"])
+    func loopbackServer(_ server: String) {
+        let settings = StubLaunchSettings(arguments: ["app", "STUB_KILL_NETWORK", "STUB_WEBSOCKET_SERVER=\(server)"], environment: [:])
+        #expect(settings.problems.isEmpty, "\(settings.problems)")
+        #expect(settings.webSocketServer != nil)
+    }
+
+    @Test("a server in a launch that requests no stubs is not honoured: the app's sockets go where production's go")
+    func serverWithoutStubsIgnored() throws {
+        let overrides = try LaunchOverrides(arguments: ["app", "STUB_WEBSOCKET_SERVER=http://127.0.0.1:8123"], environment: [:])
+        #expect(overrides.webSocketURL(for: Self.chat) == Self.chat)
+        #expect(!overrides.isTestLaunch)
+    }
+
+    @Test("with the kill switch and no server, every URL becomes one constant refused URL, carrying nothing of the original", arguments: [
+        "wss://Chat.Example.test/orders/1/chat?token=a%2Bb",
+        "wss://[::1]:8443/c",
+        "wss://user:password@chat.example.test/c?token=secret",
+        "https://chat.example.test:444/c#frag",
+    ])
+    func killSwitchRefuses(_ text: String) throws {
         let overrides = try LaunchOverrides(arguments: ["app", "STUB_KILL_NETWORK"], environment: [:])
-        let routed = overrides.webSocketURL(for: Self.chat)
-        #expect(routed.host?.hasSuffix(".invalid") == true)
-        #expect(routed.absoluteString == "ws://Chat.Example.test.stubkit-refused.invalid/orders/1/chat?token=a%2Bb")
+        let routed = overrides.webSocketURL(for: URL(string: text)!)
+        #expect(routed.absoluteString == "ws://stubkit-refused.invalid/")
+    }
+
+    @Test("with a server named, a URL is routed to the server or refused, never returned as it was", arguments: [
+        "wss://[::1]:8443/c", "wss://user:password@chat.example.test/c?token=secret", "ws://chat.example.test/a%20b/%E2%9C%93?q=%20",
+    ])
+    func serverNeverLeaksTheOriginal(_ text: String) throws {
+        let original = URL(string: text)!
+        let route = WebSocketRoute(server: URL(string: "http://127.0.0.1:8123")!, killSwitch: false)
+        let routed = route.url(for: original)
+        #expect(routed.host == "127.0.0.1" || routed == WebSocketRoute.refusedURL)
+        #expect(routed.user == nil && routed.password == nil)
     }
 
     @Test("a production launch leaves the URL unchanged")
@@ -46,9 +90,9 @@ struct WebSocketRouteTests {
     @Test("a server that is not a URL is a launch problem naming the variable")
     func badServer() {
         #expect(throws: StubKitError.self) {
-            _ = try LaunchOverrides(arguments: ["app", "STUB_WEBSOCKET_SERVER=127.0.0.1"], environment: [:])
+            _ = try LaunchOverrides(arguments: ["app", "STUB_KILL_NETWORK", "STUB_WEBSOCKET_SERVER=127.0.0.1"], environment: [:])
         }
-        let settings = StubLaunchSettings(arguments: ["app", "STUB_WEBSOCKET_SERVER=nonsense"], environment: [:])
+        let settings = StubLaunchSettings(arguments: ["app", "STUB_KILL_NETWORK", "STUB_WEBSOCKET_SERVER=nonsense"], environment: [:])
         #expect(settings.problems.first?.contains("STUB_WEBSOCKET_SERVER='nonsense'") == true)
     }
 
