@@ -155,7 +155,10 @@ let package = Package(
 
         // MARK: Tests
         // Shared fixtures and helpers: loopback server, child-process runner, bundle builders.
-        .target(name: "StubKitTestSupport", dependencies: ["StubKit"], path: "Tests/StubKitTestSupport"),
+        .target(name: "StubKitTestSupport", dependencies: ["StubKit", "CStubKitTestHooks"], path: "Tests/StubKitTestSupport"),
+        // The test process's allocator set up before any test so that Foundation's Process.run() cannot crash it
+        // on Linux (Tests/CStubKitTestHooks/ProcessSpawnGuard.c).
+        .target(name: "CStubKitTestHooks", path: "Tests/CStubKitTestHooks"),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTesting", "StubKitTestSupport"]),
         .testTarget(
             name: "StubKitImportTests",

@@ -43,15 +43,15 @@ struct ServerAdminTests {
     func waits() async throws {
         let server = try await ServerFixture(bundles: Self.bundles, active: ["base"])
         // Waiting for two requests with a long time-out: only their arrival can end it quickly.
-        let started = DispatchTime.now()
         async let waited = server.get("/__stubkit/wait?path=/menu&host=api.one.example&count=2&timeout=120", timeout: 200)
         #expect(await Eventually.becomesTrue(within: 10) { server.engine.journal.waiterCount == 1 })
         _ = await server.get("/api.one.example/menu")
         _ = await server.get("/api.one.example/menu")
         let result = await waited
         #expect(result.status == 200)
+        // 200 with both arrivals, not the 408 of a time-out: the arrivals ended the wait. (A bound on the
+        // wall time here measured the machine: under the full suite on two cores it passed 60 s once.)
         #expect(result.json?["arrived"] as? Int == 2)
-        #expect(Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 < 60)
 
         let none = await server.get("/__stubkit/wait?method=DELETE&path=/menu&timeout=0.2")
         #expect(none.status == 408)
