@@ -110,7 +110,7 @@ struct WebSocketUpstreamTests {
         #expect([held.nextText(), held.nextText(), held.nextText()] == ["held 1", "held 2", "held 3"])
     }
 
-    @Test("a refused connection, a server that refuses the upgrade and wss each fail with a clear error")
+    @Test("a refused connection, a server that refuses the upgrade and a wss URL whose server speaks no TLS each fail with a clear error")
     func refusals() throws {
         let server = try Self.upstream()
         func failure(_ url: String) -> String {
@@ -127,7 +127,8 @@ struct WebSocketUpstreamTests {
         #expect(refused.lowercased().contains("refused"), "\(refused)")
         let forbidden = failure("ws://127.0.0.1:\(server.port)/nowhere")
         #expect(forbidden == "the server at ws://127.0.0.1:\(server.port)/nowhere answered 403 Forbidden instead of switching to WebSocket (101)")
-        #expect(failure("wss://chat.test/rooms").contains("wss:// needs TLS"))
+        let plain = failure("wss://127.0.0.1:\(server.port)/echo")
+        #expect(plain.hasPrefix("the TLS handshake with the real server at wss://127.0.0.1:\(server.port)/echo failed"), "\(plain)")
     }
 
     @Test("a relayed conversation recorded through WebSocketRecorder replays from the written rule")
