@@ -30,7 +30,7 @@ let package = Package(
     traits: [
         .trait(
             name: "Tools",
-            description: "The command-line tools (stubkit, stublint, stubbench), the local server, the importers and the OpenAPI checks, with their dependencies (SwiftNIO, Yams, OpenAPIKit, ArgumentParser). Apps and UI-test targets leave it off."
+            description: "The command-line tools (stubkit, stublint, stubbench), the local server, the importers and the OpenAPI checks, with their dependencies (SwiftNIO, SwiftNIO SSL, Yams, OpenAPIKit, ArgumentParser). Apps and UI-test targets leave it off."
         ),
         .default(enabledTraits: []),
     ],
@@ -45,6 +45,8 @@ let package = Package(
         // The local stub server only (StubKitServer): an HTTP/1.1 engine with keep-alive, pipelining and quiescing.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // TLS (BoringSSL) for the local server's wss:// relays to the real server, which URLSession cannot open here.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
     ],
     targets: [
         // MARK: Core library (linked by apps; Foundation only)
@@ -110,6 +112,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOExtras", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
             ]
         ),
         // `stubkit import|export|migrate|serve|scaffold`: the command line over StubKitImport, StubKitServer and StubKitOpenAPI.

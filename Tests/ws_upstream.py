@@ -9,10 +9,13 @@
 /held      registers the connection for /trigger.
 /trigger   per message "go": sends "held 1".."held 3" to the latest /held connection, then "pushed".
 anything else: refused with 403.
+
+With `--tls CERT KEY` it serves wss:// with that certificate chain and key.
 """
 import asyncio
 import json
 import logging
+import ssl
 import sys
 
 from websockets.asyncio.server import serve
@@ -72,8 +75,12 @@ def refuse(connection, request):
 async def main():
     # Handshake failures go to stderr, where the test shows them.
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    tls = None
+    if sys.argv[1:2] == ["--tls"]:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(sys.argv[2], sys.argv[3])
     async with serve(handler, "127.0.0.1", 0, select_subprotocol=select, process_request=refuse,
-                     max_size=None, compression=None) as server:
+                     max_size=None, compression=None, ssl=tls) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"listening on {port}", flush=True)
         await asyncio.Future()

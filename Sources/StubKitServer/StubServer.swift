@@ -84,16 +84,22 @@ package final class StubServer: Sendable {
 
     /// Binds and starts accepting connections.
     /// - Returns: the port (the one chosen by the system for port 0).
-    /// - Throws: ``StubServerError`` when the address cannot be bound (the port is taken, say).
+    /// - Throws: ``StubServerError`` when the address cannot be bound (the port is taken, say), or the
+    ///   upstream certificate authorities file cannot be read.
     package func start() async throws(StubServerError) -> Int {
         let channel: any Channel, quiescing: ServerQuiescingHelper
-        do {
-            (channel, quiescing) = try await bind()
+        do throws(StubServerError) {
+            let upstreamTLS = try UpstreamTLS(certificateAuthorities: configuration.upstreamCertificateAuthorities)
+            do {
+                (channel, quiescing) = try await bind(upstreamTLS: upstreamTLS)
+            } catch {
+                throw StubServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(Self.reason(error))")
+            }
         } catch {
             // The server cannot start again: stop its loops now rather than in deinit.
             state.withLockedValue { $0.stopped = true; $0.groupShutDown = true }
             try? await group.shutdownGracefully()
-            throw StubServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(Self.reason(error))")
+            throw error
         }
         let port = channel.localAddress?.port ?? configuration.port
         dispatcher.bound(to: "\(Self.urlHost(configuration.host)):\(port)")
@@ -105,7 +111,7 @@ package final class StubServer: Sendable {
         return port
     }
 
-    private func bind() async throws -> (any Channel, ServerQuiescingHelper) {
+    private func bind(upstreamTLS: UpstreamTLS) async throws -> (any Channel, ServerQuiescingHelper) {
         // The listening channel and the quiescing helper's promise on one loop: when a failed bind lets
         // go of the helper during the group's shutdown, it completes its promise on the loop it runs
         // on, instead of scheduling onto another loop that may already have stopped.
@@ -128,7 +134,7 @@ package final class StubServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
                     try operations.addHandler(ShutdownNotifier())
-                    let webSocket = WebSocketUpgrade(dispatcher: dispatcher)
+                    let webSocket = WebSocketUpgrade(dispatcher: dispatcher, upstreamTLS: upstreamTLS)
                     try operations.configureHTTPServerPipeline(withPipeliningAssistance: true, withServerUpgrade: webSocket.configuration,
                                                                withErrorHandling: true)
                     try operations.addHandler(ConnectionHandler(dispatcher: dispatcher, webSocketUpgrade: webSocket))

@@ -24,6 +24,9 @@ package struct StubServerConfiguration: Sendable {
     package var extraHosts: [String] = []
     /// The scheme a host named in the first path component stands for.
     package var upstreamScheme = "https"
+    /// A PEM file of certificate authorities that `wss://` relays trust besides the system's (a private
+    /// CA, a test's own); read when the server starts. Certificates are always verified.
+    package var upstreamCertificateAuthorities: String?
     /// Larger request bodies are refused with `413` (checked against `Content-Length` first).
     package var maximumRequestBodySize = 10 << 20
     /// A connection that has not sent a complete request head this long after it opened or after its

@@ -55,6 +55,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("upstream-scheme"), help: "The scheme a host first in the path stands for: https (default) or http.")
     var upstreamScheme = "https"
 
+    @Option(name: .customLong("upstream-ca"), help: ArgumentHelp("A PEM file of certificate authorities that wss:// relays (WebSockets with --forward/--record) trust besides the system's.", valueName: "file"))
+    var upstreamCA: String?
+
     @Option(name: .customLong("extra-host"), help: "A host that may come first in a path besides the rules' hosts; repeatable.")
     var extraHosts: [String] = []
 
@@ -138,6 +141,7 @@ struct Serve: AsyncParsableCommand {
         configuration.cors = cors
         configuration.extraHosts = extraHosts
         configuration.upstreamScheme = upstreamScheme
+        configuration.upstreamCertificateAuthorities = upstreamCA
         configuration.maximumRequestBodySize = maxBody
         configuration.requestHeadTimeout = headerTimeout
         configuration.timedOutHold = timedOutHold

@@ -58,10 +58,10 @@ final class WebSocketRelay: ChannelDuplexHandler, RemovableChannelHandler {
     /// Connects to the real server for the app's upgrade on `channel`: the relay, ready to join the
     /// app's pipeline, or a failed future with a ``WebSocketUpstream/Failure``.
     static func open(request: ReceivedRequest, stubRequest: StubRequest, on channel: any Channel,
-                     engine: StubEngine) -> EventLoopFuture<NIOLoopBound<WebSocketRelay>> {
+                     engine: StubEngine, tls: UpstreamTLS?) -> EventLoopFuture<NIOLoopBound<WebSocketRelay>> {
         let relay = NIOLoopBound(WebSocketRelay(request: request, stubRequest: stubRequest, engine: engine), eventLoop: channel.eventLoop)
         let url = upstreamURL(for: stubRequest.url)
-        return WebSocketUpstream.connect(to: url, request: stubRequest, group: channel.eventLoop, maximumMessageSize: maximumMessageSize,
+        return WebSocketUpstream.connect(to: url, request: stubRequest, group: channel.eventLoop, tls: tls, maximumMessageSize: maximumMessageSize,
                                          onMessage: { relay.value.upstreamSent($0) },
                                          onClose: { relay.value.upstreamClosed($0) })
             .map { upstream in

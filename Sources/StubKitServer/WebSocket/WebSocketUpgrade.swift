@@ -15,6 +15,8 @@ import StubKit
 /// NIO consults the upgrader for a connection's first request only, on the connection's event loop.
 final class WebSocketUpgrade: Sendable {
     private let dispatcher: RequestDispatcher
+    /// How relays to `wss://` servers check certificates.
+    private let upstreamTLS: UpstreamTLS?
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -44,8 +46,9 @@ final class WebSocketUpgrade: Sendable {
         var responseHeaders: [String: String]
     }
 
-    init(dispatcher: RequestDispatcher) {
+    init(dispatcher: RequestDispatcher, upstreamTLS: UpstreamTLS?) {
         self.dispatcher = dispatcher
+        self.upstreamTLS = upstreamTLS
     }
 
     var configuration: NIOHTTPServerUpgradeConfiguration {
@@ -113,7 +116,7 @@ final class WebSocketUpgrade: Sendable {
     /// Connects to the real server first, so the app's `101` carries the subprotocol it chose, and a
     /// refusal is answered on the HTTP path.
     private func relay(_ request: ReceivedRequest, _ stubRequest: StubRequest, uri: String, on channel: any Channel) -> EventLoopFuture<HTTPHeaders?> {
-        WebSocketRelay.open(request: request, stubRequest: stubRequest, on: channel, engine: dispatcher.engine)
+        WebSocketRelay.open(request: request, stubRequest: stubRequest, on: channel, engine: dispatcher.engine, tls: upstreamTLS)
             .map { [self] relay in
                 var headers = HTTPHeaders()
                 if let subprotocol = relay.value.subprotocol { headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol) }

@@ -15,7 +15,8 @@ import StubKit
 /// ``pauseReading()`` holds (the app's side is not writable), nothing more is read from the real
 /// server, and the few messages already read wait here until ``resumeReading()``.
 ///
-/// Plain `ws://` only: `wss://` needs TLS, and the server is built without a TLS library.
+/// `wss://` opens TLS first (``UpstreamTLS``): the system's trust roots and any extra certificate
+/// authorities, the certificate verified against the URL's host.
 package final class WebSocketUpstream: Sendable {
     /// How a connection ended.
     package struct Close: Sendable, Hashable {
@@ -50,33 +51,39 @@ package final class WebSocketUpstream: Sendable {
         self.subprotocol = subprotocol
     }
 
-    /// Opens a WebSocket to `url` (`ws://` or `http://`) with the headers of the app's upgrade `request`
+    /// Opens a WebSocket to `url` (`ws://`, `wss://`, or `http://`, `https://` for the same) with the headers of the app's upgrade `request`
     /// that matter to the real server (subprotocols, cookies, authorization, origin and the rest, less
     /// this hop's handshake).
     ///
     /// - Parameters:
+    ///   - tls: how a `wss://` server's certificate is checked; `nil` trusts the system's roots alone.
     ///   - maximumMessageSize: the largest message reassembled from the real server; a larger one closes
     ///     the connection with 1009.
     ///   - onMessage: each whole text or binary message, in order, on the connection's event loop.
     ///   - onClose: once, when the connection ends.
     /// - Returns: the open connection, or a failed future with a ``Failure`` that says what went wrong
-    ///   (refused, not a WebSocket server, `wss`).
+    ///   (refused, not a WebSocket server, a certificate that is not trusted).
     package static func connect(to url: URL, request: StubRequest, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                                tls: UpstreamTLS? = nil,
                                 maximumMessageSize: Int = WebSocketScript.defaultMaximumMessageSize,
                                 onMessage: @escaping @Sendable (WebSocketScript.Message) -> Void,
                                 onClose: @escaping @Sendable (Close) -> Void) -> EventLoopFuture<WebSocketUpstream> {
         let eventLoop = group.next()
         let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "ws" || scheme == "http" else {
-            let reason = scheme == "wss" || scheme == "https"
-                ? "\(url.absoluteString): wss:// needs TLS, and this build of the stub server has no TLS library; forward to a ws:// server (or a local TLS-terminating proxy)"
-                : "\(url.absoluteString): not a ws:// URL"
-            return eventLoop.makeFailedFuture(Failure(description: reason))
+        let secure = scheme == "wss" || scheme == "https"
+        guard secure || scheme == "ws" || scheme == "http" else {
+            return eventLoop.makeFailedFuture(Failure(description: "\(url.absoluteString): not a ws:// or wss:// URL"))
         }
         guard let host = url.host, !host.isEmpty else {
             return eventLoop.makeFailedFuture(Failure(description: "\(url.absoluteString): the URL names no host"))
         }
-        let port = url.port ?? 80
+        let port = url.port ?? (secure ? 443 : 80)
+        let trust: UpstreamTLS?
+        do {
+            trust = secure ? try tls ?? UpstreamTLS() : nil
+        } catch {
+            return eventLoop.makeFailedFuture(Failure(description: "\(error)"))
+        }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) where !handshakeHeaders.contains(name.lowercased()) {
@@ -104,6 +111,7 @@ package final class WebSocketUpstream: Sendable {
                     }
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let trust { try channel.pipeline.syncOperations.addHandler(trust.handler(host: host)) }
                     let requestHandler = WebSocketUpgradeRequestHandler(head: head, url: url, upgraded: upgraded)
                     // Frames the real server sends right behind its 101 can arrive in the same read: forwarded
                     // to the WebSocket decoder, not dropped with the HTTP decoder.

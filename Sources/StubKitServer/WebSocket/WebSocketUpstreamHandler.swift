@@ -145,7 +145,7 @@ final class WebSocketUpgradeRequestHandler: ChannelInboundHandler, RemovableChan
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(context: context, "the WebSocket upgrade with \(url.absoluteString) failed: \(error)")
+        fail(context: context, UpstreamTLS.explain(error, url: url) ?? "the WebSocket upgrade with \(url.absoluteString) failed: \(error)")
     }
 
     func channelInactive(context: ChannelHandlerContext) {

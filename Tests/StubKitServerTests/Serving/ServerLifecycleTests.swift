@@ -114,6 +114,10 @@ struct ServerLifecycleTests {
         .init(name: "--now not a date", arguments: [stubBundles, "--now", "yesterday"], named: "--now"),
         .init(name: "--header-timeout zero", arguments: [stubBundles, "--header-timeout", "0"], named: "--header-timeout"),
         .init(name: "--upstream-scheme ftp", arguments: [stubBundles, "--upstream-scheme", "ftp"], named: "--upstream-scheme"),
+        .init(name: "--upstream-ca missing", arguments: [stubBundles, "--upstream-ca", "/no/such/ca.pem"],
+              named: "/no/such/ca.pem: the upstream certificate authorities (--upstream-ca) cannot be read"),
+        .init(name: "--upstream-ca not PEM", arguments: [stubBundles, "--upstream-ca", PackagePaths.root.appendingPathComponent("README.md").path],
+              named: "README.md: the upstream certificate authorities (--upstream-ca) hold no PEM certificate"),
     ]
 
     @Test("bad arguments exit 2 with a message naming the argument", arguments: badArguments)

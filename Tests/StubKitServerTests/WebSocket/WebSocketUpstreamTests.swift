@@ -183,7 +183,7 @@ struct WebSocketUpstreamTests {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test("a refused connection, a server that refuses the upgrade and wss each fail with a clear error")
+    @Test("a refused connection, a server that refuses the upgrade and a wss URL whose server speaks no TLS each fail with a clear error")
     func refusals() async throws {
         let server = try await Self.upstream()
         func failure(_ url: String) async -> String {
@@ -201,7 +201,8 @@ struct WebSocketUpstreamTests {
         #expect(refused.lowercased().contains("refused"), "\(refused)")
         let forbidden = await failure("ws://127.0.0.1:\(server.port)/nowhere")
         #expect(forbidden == "the server at ws://127.0.0.1:\(server.port)/nowhere answered 403 Forbidden instead of switching to WebSocket (101)")
-        #expect(await failure("wss://chat.test/rooms").contains("wss:// needs TLS"))
+        let plain = await failure("wss://127.0.0.1:\(server.port)/echo")
+        #expect(plain.hasPrefix("the TLS handshake with the real server at wss://127.0.0.1:\(server.port)/echo failed"), "\(plain)")
     }
 
     @Test("a relayed conversation recorded through WebSocketRecorder replays from the written rule")
