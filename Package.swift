@@ -161,7 +161,11 @@ let package = Package(
         .target(name: "StubKitTestSupport", dependencies: ["StubKit", "CStubKitTestHooks"], path: "Tests/StubKitTestSupport"),
         // The test process's allocator set up before any test so that Foundation's Process.run() cannot crash it
         // on Linux (Tests/CStubKitTestHooks/ProcessSpawnGuard.c).
-        .target(name: "CStubKitTestHooks", path: "Tests/CStubKitTestHooks"),
+        .target(
+            name: "CStubKitTestHooks", path: "Tests/CStubKitTestHooks",
+            // The test executable exports its readdir, so that Foundation's calls reach it (Linux only).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=readdir"], .when(platforms: [.linux])), .linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .testTarget(name: "StubKitTests", dependencies: ["StubKit", "StubKitTesting", "StubKitTestSupport"]),
         .testTarget(
             name: "StubKitImportTests",
