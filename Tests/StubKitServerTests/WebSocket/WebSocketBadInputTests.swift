@@ -150,7 +150,9 @@ struct WebSocketBadInputTests {
 
     @Test("a script that never closes: shutdown sends 1001 (going away) and returns promptly")
     func shutdown() async throws {
-        let server = try await WebSocketFixture.server()
+        // A grace far beyond the suite's time limit: a shutdown that waited it out could not pass. (A bound of
+        // 5 s measured the machine: under the full suite on two cores the stop task itself waited 30 s.)
+        let server = try await WebSocketFixture.server(shutdownGrace: 3600)
         let connection = try await WebSocketFixture.offPool {
             let connection = try Self.open(server, "/forever")
             try connection.read { String(decoding: $0, as: UTF8.self).contains("first") }
@@ -166,7 +168,7 @@ struct WebSocketBadInputTests {
         }
         #expect(WebSocketFixture.closeFrame(in: received)?.code == 1001)
         await stopping.value
-        #expect(Date().timeIntervalSince(started) < 5, "shutdown took \(Date().timeIntervalSince(started)) s")
+        #expect(Date().timeIntervalSince(started) < 1800, "shutdown took \(Date().timeIntervalSince(started)) s")
     }
 }
 #endif

@@ -38,11 +38,13 @@ enum WebSocketFixture {
     static let floodMessage = String(repeating: "x", count: 32 << 10)
 
     /// The chat bundle's server; `flood` fills the `/flood` rule (10 MB of rules to decode, so only when needed).
-    static func server(flood: Bool = false) async throws -> ServerFixture {
+    static func server(flood: Bool = false, shutdownGrace: TimeInterval? = nil) async throws -> ServerFixture {
         let message = flood ? floodMessage : "x"
         let steps = Array(repeating: "{ \"text\": \"\(message)\" }", count: flood ? floodCount : 1).joined(separator: ", ")
         let rules = chatRules.replacingOccurrences(of: "FLOODTEXT", with: message).replacingOccurrences(of: "FLOOD", with: steps)
-        return try await ServerFixture(bundles: ["chat": ["stubsRules.json": rules]], active: ["chat"])
+        return try await ServerFixture(bundles: ["chat": ["stubsRules.json": rules]], active: ["chat"]) { configuration in
+            if let shutdownGrace { configuration.shutdownGrace = shutdownGrace }
+        }
     }
 
     /// Runs blocking work (a raw socket's read, a child process) on a thread of its own: blocking the
