@@ -68,6 +68,8 @@ public final class EventStreamServer: @unchecked Sendable {
                     guard Self.send(text, to: client) else { return }
                     self?.lock.withLock { self?.sent.append(DispatchTime.now().uptimeNanoseconds) }
                 case .pause(let seconds):
+                    // The real backend's gap between two events, on its own thread: a fixed time is what the
+                    // recording tests measure (the recorded delay), so it is a pause here, not a wait.
                     Thread.sleep(forTimeInterval: seconds)
                 }
             }

@@ -133,7 +133,9 @@ struct EventStreamServingTests {
             completed.continuation.finish()
         }
         task.resume()
-        // The first event has fallen due (its setState ran) but is held for the one piece at the end.
+        // The first event has fallen due (its setState ran) but is held for the one piece at the end. The engine
+        // has no notification for a scenario change, so this checks the state itself every 5 ms until it moves
+        // (a deadline, not a fixed time: the wait ends the moment the state is there).
         let deadline = Date().addingTimeInterval(20)
         while engine.scenarioState("slow") != "first-due", Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
         try #require(engine.scenarioState("slow") == "first-due")
