@@ -56,6 +56,7 @@ extension ResponseTemplate {
         case .now(let format): name = "now.\(format.rawValue)"
         case .request(let n): name = "request.\(n)"
         case .hit: name = "hit"
+        case .graphQL(let path): name = (["graphql"] + path).joined(separator: ".")
         }
         let written = "{{\(name)\(filter.map { " | \($0.rawValue)" } ?? "")}}"
         switch insertion {

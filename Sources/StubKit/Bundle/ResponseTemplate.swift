@@ -12,6 +12,8 @@ import Foundation
 /// | `{{now}}`, `{{now.epoch}}`, `{{now.date}}` | the engine's "now" (`STUB_NOW`): ISO 8601, seconds since 1970, `yyyy-MM-dd` |
 /// | `{{request.method}}`, `{{request.url}}`, `{{request.path}}`, `{{request.host}}` | the request itself |
 /// | `{{hit}}` | how many times the rule answered before (0 for the first request) |
+/// | `{{graphql.operationName}}`, `{{graphql.operationType}}` | the GraphQL operation's name and type ("" when unknown) |
+/// | `{{graphql.variables.id}}`, `{{graphql.variables}}` | a GraphQL variable, or all of them with `\| json` ("" when absent) |
 package struct ResponseTemplate: Sendable, Hashable {
     /// What the template's output is, which decides how values are written into it.
     package enum Syntax: Sendable, Hashable {
@@ -55,6 +57,8 @@ package struct ResponseTemplate: Sendable, Hashable {
         case now(NowFormat)
         case request(String)
         case hit
+        /// `operationName`, `operationType`, or `variables` followed by a path into them.
+        case graphQL([String])
     }
 
     enum NowFormat: String, Sendable, Hashable {
@@ -223,11 +227,18 @@ package struct ResponseTemplate: Sendable, Hashable {
         case "hit":
             guard rest.isEmpty else { throw Problem(message: "unknown field '{{\(name)}}'", fix: "write {{hit}}") }
             return .hit
+        case "graphql":
+            guard let first = rest.first, ["operationName", "operationType", "variables"].contains(first),
+                  first == "variables" || rest.count == 1, !rest.dropFirst().contains("") else {
+                throw Problem(message: "unknown GraphQL field '{{\(name)}}'",
+                              fix: "use {{graphql.operationName}}, {{graphql.operationType}} or {{graphql.variables.NAME}}")
+            }
+            return .graphQL(rest)
         default:
-            let suggestion = Suggestion.closest(to: namespace, in: ["path", "query", "header", "body", "now", "request", "hit"])
+            let suggestion = Suggestion.closest(to: namespace, in: ["path", "query", "header", "body", "now", "request", "hit", "graphql"])
             throw Problem(message: "unknown template field '{{\(name)}}'",
                           fix: suggestion.map { "did you mean '{{\($0)\(joined.isEmpty ? "" : "." + joined)}}'?" }
-                            ?? "fields are path.*, query.*, header.*, body.*, now, request.*, hit")
+                            ?? "fields are path.*, query.*, header.*, body.*, now, request.*, hit, graphql.*")
         }
     }
 
@@ -313,6 +324,13 @@ package struct ResponseTemplate: Sendable, Hashable {
             default: return .string(context.request.host)
             }
         case .hit: return .number(Double(context.hit))
+        case .graphQL(let path):
+            guard case .single(let operation)? = context.request.graphQL else { return nil }
+            switch path[0] {
+            case "operationName": return operation.name.map(JSONValue.string)
+            case "operationType": return operation.type.map { .string($0.rawValue) }
+            default: return (operation.variables ?? .object([:])).value(at: path.dropFirst().map { Substring($0) })
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 /// linters and the schema test.
 package enum RuleKey: String, CaseIterable, Sendable {
     // Request conditions and rule options.
-    case name, method, path, urlRegex, host, scheme, query, requestHeaders, requestBody
+    case name, method, path, urlRegex, host, scheme, query, requestHeaders, requestBody, graphql
     case priority, responses, afterLast, scenario, whenState, setState, template, webSocket
     // What a response is: on a rule, and on each item of its `responses`.
     case status, response, body, json, headers, contentType, delay, throttle, error, events, keepOpen
@@ -18,7 +18,7 @@ package enum RuleKey: String, CaseIterable, Sendable {
     /// Keys of one rule: its request conditions and options, and the response keys. Legacy keys are
     /// read but not listed, so suggestions teach the current ones.
     package static let ruleKeys: [RuleKey] = [
-        .name, .method, .path, .urlRegex, .host, .scheme, .query, .requestHeaders, .requestBody,
+        .name, .method, .path, .urlRegex, .host, .scheme, .query, .requestHeaders, .requestBody, .graphql,
         .priority, .responses, .afterLast, .scenario, .whenState, .setState, .template, .webSocket,
     ] + responseKeys
 
@@ -55,6 +55,11 @@ package enum RuleKey: String, CaseIterable, Sendable {
     /// Conditions on a request body.
     enum BodyCondition: String, CaseIterable {
         case equals, contains, matches, equalsJSON, containsJSON
+    }
+
+    /// The fields of a `graphql` condition.
+    enum GraphQLKey: String, CaseIterable {
+        case operationName, operationType, variables, variablesEqual, persistedQuery, document
     }
 
     /// Conditions on one query item or header.

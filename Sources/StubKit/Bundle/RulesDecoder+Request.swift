@@ -36,6 +36,8 @@ extension RulesDecoder {
             }
         case .requestBody:
             request.body = bodyMatchers(entry.value, keyPath: path())
+        case .graphql:
+            request.graphQL = graphQLCondition(entry.value, keyPath: path())
         default:
             preconditionFailure("'\(key.rawValue)' is not a request key")
         }

@@ -157,6 +157,7 @@ struct RulesDecoder {
         checkScenario(of: &draft, entries: entries, keyPath: keyPath)
         checkAfterLast(of: draft, entries: entries, keyPath: keyPath)
         checkEventStream(&draft.response, entries: entries, keyPath: keyPath)
+        noteOperationNameInBody(draft.request, entries: entries, keyPath: keyPath)
 
         // Templates are parsed now, so an unknown field is reported at load time, not when served.
         let pathParameters: Set<String>? = draft.request.path.map { pattern in
@@ -190,7 +191,7 @@ struct RulesDecoder {
         // Built only when a diagnostic needs it (every key of every rule goes through here).
         func path() -> String { "\(keyPath).\(entry.key)" }
         switch key {
-        case .method, .httpMethod, .path, .urlRegex, .matchingURL, .host, .scheme, .query, .requestHeaders, .requestBody:
+        case .method, .httpMethod, .path, .urlRegex, .matchingURL, .host, .scheme, .query, .requestHeaders, .requestBody, .graphql:
             decodeRequestKey(key, entry, into: &draft.request, keyPath: keyPath)
         case .name:
             draft.name = string(entry.value, keyPath: path())

@@ -133,6 +133,8 @@ package struct RequestConditions: Sendable, Hashable {
     package var scenarioState: ScenarioCondition?
     /// The request must be a WebSocket upgrade (`Upgrade: websocket`): set for `webSocket` rules.
     package var webSocketUpgrade: Bool = false
+    /// What the request's GraphQL operation must be (`graphql`).
+    package var graphQL: GraphQLCondition?
 
     package init(
         methods: Set<String>? = nil,

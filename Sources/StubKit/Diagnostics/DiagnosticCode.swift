@@ -79,6 +79,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let delayTooLong = DiagnosticCode("SK023", .error, "a delay longer than the one-hour maximum")
     package static let plusInQueryValue = DiagnosticCode("SK024", .note, "a written query value with '+', which matches only a '+' sent as is, not '%2B'")
     package static let eventWithoutData = DiagnosticCode("SK025", .warning, "a Server-Sent Event with 'event' but no 'data', which clients never dispatch")
+    package static let operationNameInBody = DiagnosticCode("SK026", .note, "a rule that tells GraphQL operations apart by 'operationName' in the body instead of 'graphql'")
     // MARK: Matching cost
     package static let backtrackingRegex = DiagnosticCode("SK080", .warning, "a regular expression outside the linear-time subset, matched under a time budget")
     package static let alwaysCheckedRegex = DiagnosticCode("SK081", .note, "a URL regular expression with no literal text to index, checked on every request")
@@ -100,7 +101,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .negativeDelay, .unknownError, .conflictingKeys, .duplicateKey, .invalidValue,
         .missingResponseFile, .responseOutsideBundle, .invalidJSONResponse, .unusedFile,
         .duplicateRule, .shadowedRule, .caseCollidingTemplates, .legacyKey, .unknownTemplateField, .unknownTemplate, .tooManyEngines,
-        .invalidHeader, .delayTooLong, .plusInQueryValue, .eventWithoutData,
+        .invalidHeader, .delayTooLong, .plusInQueryValue, .eventWithoutData, .operationNameInBody,
         .backtrackingRegex, .alwaysCheckedRegex,
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
         .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,

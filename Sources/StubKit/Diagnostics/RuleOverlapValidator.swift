@@ -98,6 +98,7 @@ enum RuleOverlapValidator {
         }
         // Body conditions and scenario states are compared only for equality: anything else may differ.
         for matcher in a.body where !b.body.contains(matcher) { return false }
+        if let graphQL = a.graphQL, !graphQL.covers(b.graphQL) { return false }
         if let state = a.scenarioState?.state {
             guard b.scenarioState?.scenario == a.scenarioState?.scenario, b.scenarioState?.state == state else { return false }
         }

@@ -165,6 +165,16 @@ public struct StubRequest: Sendable {
         return bodyCache.json(of: body)
     }
 
+    /// The GraphQL operations the request carries (``GraphQLPayload``), read once per request with a
+    /// body; `nil` when it is not GraphQL over HTTP.
+    package var graphQL: GraphQLPayload? {
+        guard let cache = storage.parts.bodyCache else { return GraphQLPayload(self) }
+        if let known = cache.graphQL { return known }
+        let payload = GraphQLPayload(self)
+        cache.keep(graphQL: payload)
+        return payload
+    }
+
     /// The value of a header, by name in any case.
     public func header(_ name: String) -> String? {
         headers[name.lowercased()]
@@ -202,12 +212,23 @@ struct RequestBodyCache: Sendable {
     private struct Decoded {
         var text: String?
         var json: JSONValue??
+        var graphQL: GraphQLPayload??
     }
 
     private let decoded = Locked(Decoded())
 
     var isEmpty: Bool {
-        decoded.withLock { $0.text == nil && $0.json == nil }
+        decoded.withLock { $0.text == nil && $0.json == nil && $0.graphQL == nil }
+    }
+
+    /// The GraphQL read from the body, when it has been; `.some(nil)` when the body is not GraphQL.
+    var graphQL: GraphQLPayload?? {
+        decoded.withLock { $0.graphQL }
+    }
+
+    /// Keeps what the body reads as GraphQL (read outside the lock: reading it decodes the body's JSON).
+    func keep(graphQL: GraphQLPayload?) {
+        decoded.withLock { $0.graphQL = .some(graphQL) }
     }
 
     func text(of body: Data) -> String {

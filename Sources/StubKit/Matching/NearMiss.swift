@@ -17,7 +17,12 @@ package struct NearMiss: Sendable, CustomStringConvertible {
             let mismatches = RequestMatcher.allMismatches(entry.rule.request, request, states: states)
             guard !mismatches.isEmpty else { continue }
             // A path that matches further before it differs is closer.
-            let score = mismatches.count * 100 - (mismatches.first { $0.field == "path" } == nil ? 99 : pathCloseness(entry.rule.request.path, request))
+            var score = mismatches.count * 100 - (mismatches.first { $0.field == "path" } == nil ? 99 : pathCloseness(entry.rule.request.path, request))
+            // Of the rules on one GraphQL endpoint, one for an operation spelt like the request's says
+            // most, the closer the spelling the more.
+            if let operation = mismatches.first(where: { $0.field == "graphql operation" }) {
+                score -= 50 - min(Suggestion.editDistance(operation.expected, operation.actual), 50)
+            }
             scored.append((score, entry.rank, NearMiss(bundle: entry.bundle, rule: entry.rule, mismatches: mismatches)))
         }
         scored.sort { ($0.score, $0.rank) < ($1.score, $1.rank) }
@@ -46,6 +51,7 @@ package struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
 
     package var description: String {
         var text = "StubKit kill switch: no stub answers \(request.method) \(request.url.absoluteString)"
+        if let graphQL = request.graphQL { text += " (GraphQL " + graphQL.operations.map(\.summary).joined(separator: ", ") + ")" }
         text += bundles.isEmpty ? " (no bundles are active)" : " (active bundles: \(bundles.joined(separator: ", ")))"
         text += "; the request was not sent to the network."
         if !nearMisses.isEmpty {

@@ -94,7 +94,16 @@ enum RequestMatcher {
                 guard report(Mismatch(field: "scenario \(required.scenario)", expected: "state '\(state)'", actual: "state '\(current)'")) else { return }
             }
         }
-        // A body still in its stream is decided once it is read (see StubRequest.bodyPending).
+        // A body still in its stream is decided once it is read (see StubRequest.bodyPending); a GET's
+        // GraphQL is in its URL.
+        if let graphQL = conditions.graphQL, !request.bodyPending {
+            var more = true
+            graphQL.check(request.graphQL) { mismatch in
+                more = report(mismatch)
+                return more
+            }
+            guard more else { return }
+        }
         for matcher in conditions.body where !request.bodyPending {
             if let failure = matcher.failure(for: request) {
                 guard report(Mismatch(field: "body", expected: matcher.description, actual: bodyPreview(request.body), detail: failure)) else { return }

@@ -1,6 +1,6 @@
 /// Tells apart the rules that share one node of the index by the literal value they require of one
-/// field: a query item, a request header, or a top-level field of a JSON request body (GraphQL's
-/// `operationName`). A table from that value to the rules requiring it, plus the rules that do not
+/// field: a query item, a request header, a top-level field of a JSON request body, or the name of a
+/// GraphQL operation (`graphql.operationName`, whether the request sends it or only its document). A table from that value to the rules requiring it, plus the rules that do not
 /// constrain the field, give the only rules that can match; the others need not be checked.
 ///
 /// Only exact requirements go in the table (`"query": {"id": "7"}`, a header equal to a value,
@@ -13,6 +13,8 @@ struct RuleDiscriminator: Sendable {
         /// Lower-cased, as ``StubRequest/header(_:)`` compares.
         case header(String)
         case jsonBody(String)
+        /// The GraphQL operation's name, read as ``GraphQLCondition/operationName`` compares it.
+        case graphQLOperation
 
         /// Orders a rule's fields, so ties between fields break the same way on every run.
         var sortKey: String {
@@ -20,6 +22,7 @@ struct RuleDiscriminator: Sendable {
             case .query(let name): return "q" + name
             case .header(let name): return "h" + name
             case .jsonBody(let key): return "j" + key
+            case .graphQLOperation: return "g"
             }
         }
     }
@@ -69,14 +72,15 @@ struct RuleDiscriminator: Sendable {
             value = request.queryValue(for: .equals(""), named: name).map(JSONValue.string)
         case .header(let name):
             value = request.header(name).map(JSONValue.string)
-        case .jsonBody(let key):
+        case .jsonBody where request.bodyPending, .graphQLOperation where request.bodyPending:
             // A body still in its stream passes every body condition for now (see RequestMatcher).
-            if request.bodyPending {
-                for rules in table.values { result += rules }
-                result += unconstrained
-                return
-            }
+            for rules in table.values { result += rules }
+            result += unconstrained
+            return
+        case .jsonBody(let key):
             if case .object(let object)? = request.bodyJSON { value = object[key] } else { value = nil }
+        case .graphQLOperation:
+            if case .single(let operation)? = request.graphQL { value = operation.name.map(JSONValue.string) } else { value = nil }
         }
         if let value, let rules = table[value] { result += rules }
         result += unconstrained
@@ -91,6 +95,7 @@ struct RuleDiscriminator: Sendable {
         for (name, matcher) in conditions.headers {
             if case .equals(let value) = matcher { fields[.header(name.lowercased())] = .string(value) }
         }
+        if let name = conditions.graphQL?.operationName { fields[.graphQLOperation] = .string(name) }
         for matcher in conditions.body {
             // `contains` on a scalar is equality, so both conditions pin scalar fields exactly.
             switch matcher {
