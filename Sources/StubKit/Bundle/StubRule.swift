@@ -211,18 +211,21 @@ struct RuleLabel: Sendable {
     let methods: Set<String>?
     let path: PathPattern?
     let urlPattern: String?
+    let graphQLOperation: String?
 
     init(_ rule: StubRule) {
         name = rule.name
         methods = rule.request.methods
         path = rule.request.path
         urlPattern = rule.request.urlPattern?.pattern
+        graphQLOperation = rule.request.graphQL?.operationName
     }
 
-    /// ``StubRule/displayName``.
+    /// ``StubRule/displayName``: the rules of one GraphQL endpoint differ by their operation.
     var text: String {
         if let name { return name }
-        return "\(RequestConditions.describe(methods: methods)) \(RequestConditions.describe(path: path, urlPattern: urlPattern))"
+        let label = "\(RequestConditions.describe(methods: methods)) \(RequestConditions.describe(path: path, urlPattern: urlPattern))"
+        return graphQLOperation.map { "\(label) (GraphQL \($0))" } ?? label
     }
 }
 

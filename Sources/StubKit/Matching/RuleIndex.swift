@@ -128,16 +128,9 @@ final class RuleIndex: Sendable {
 
     /// The best rule for the request, and the rules that went over budget on the way.
     func lookup(for request: StubRequest, states: [String: String] = [:]) -> Lookup {
-        var candidates = alwaysChecked
-        // Only rules written as URL expressions need the URL's text.
-        if !urlLiterals.isEmpty { urlLiterals.forEachMatch(in: request.url.absoluteString) { candidates.append($0) } }
-        var nodes: [Int] = []
-        paths.collect(matching: request.pathSegments[...], into: &nodes)
-        for node in nodes { buckets[node].collect(for: request, into: &candidates) }
-        if candidates.count > 1 { candidates.sort() }
         var previous = -1
         var overBudget: [Entry] = []
-        for rank in candidates where rank != previous {
+        for rank in candidates(for: request) where rank != previous {
             previous = rank
             let entry = entries[rank]
             switch RequestMatcher.evaluate(entry.rule.request, request, states: states) {
@@ -147,6 +140,19 @@ final class RuleIndex: Sendable {
             }
         }
         return Lookup(entry: nil, overBudget: overBudget)
+    }
+
+    /// The ranks of the rules that may match the request, in precedence order (a rank may repeat):
+    /// every other rule is sure to miss it.
+    func candidates(for request: StubRequest) -> [Int] {
+        var candidates = alwaysChecked
+        // Only rules written as URL expressions need the URL's text.
+        if !urlLiterals.isEmpty { urlLiterals.forEachMatch(in: request.url.absoluteString) { candidates.append($0) } }
+        var nodes: [Int] = []
+        paths.collect(matching: request.pathSegments[...], into: &nodes)
+        for node in nodes { buckets[node].collect(for: request, into: &candidates) }
+        if candidates.count > 1 { candidates.sort() }
+        return candidates
     }
 
     /// Whether any rule would answer the request (what `canInit` asks).

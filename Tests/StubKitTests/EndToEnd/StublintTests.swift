@@ -18,7 +18,7 @@ struct StublintTests {
     func examplesClean() throws {
         let out = try ChildProcess.run("stublint", arguments: ["lint", "StubBundles"])
         #expect(out.status == 0)
-        #expect(out.stdout.hasPrefix("0 errors, 0 warnings, 0 notes in 7 bundles"))
+        #expect(out.stdout.hasPrefix("0 errors, 0 warnings, 0 notes in 8 bundles"))
         let shadowed = try ChildProcess.run("stublint", arguments: ["lint", "--strict", "Tests/Fixtures/broken/shadowed_rule"])
         #expect(shadowed.status == 1)
         let lax = try ChildProcess.run("stublint", arguments: ["lint", "Tests/Fixtures/broken/shadowed_rule"])
@@ -58,7 +58,7 @@ struct StublintTests {
     @Test("--format junit writes a report with one failing case per broken bundle")
     func junitFormat() throws {
         let out = try ChildProcess.run("stublint", arguments: ["lint", "--format", "junit", "Tests/Fixtures/broken/case_colliding_templates", "StubBundles"])
-        #expect(out.stdout.contains(#"<testsuites name="stublint" tests="9" failures="1">"#))
+        #expect(out.stdout.contains(#"<testsuites name="stublint" tests="10" failures="1">"#))
         #expect(out.stdout.contains(#"<testcase classname="stublint" name="menu">"#))
         #expect(out.stdout.contains(#"<testcase classname="stublint" name="offline"/>"#))
     }
