@@ -98,8 +98,8 @@ package enum GraphQLPayload: Sendable, Hashable {
     package init?(_ request: StubRequest) {
         if let body = request.body, !body.isEmpty {
             if let contentType = request.header("content-type"), MediaType.essence(of: contentType) == "application/graphql" {
-                let variables = request.queryValue("variables").flatMap { JSONValue(parsing: Data($0.utf8)) }
-                self = .single(GraphQLOperation(document: request.bodyText, sentName: request.queryValue("operationName"),
+                let variables = Self.formValue("variables", of: request).flatMap { JSONValue(parsing: Data($0.utf8)) }
+                self = .single(GraphQLOperation(document: request.bodyText, sentName: Self.formValue("operationName", of: request),
                                                 variables: variables, extensions: nil))
                 return
             }
@@ -121,19 +121,33 @@ package enum GraphQLPayload: Sendable, Hashable {
             return
         }
         // GraphQL over HTTP, GET: every field in the URL, variables and extensions as JSON text.
-        let document = request.queryValue("query")
-        let extensions = request.queryValue("extensions").flatMap { JSONValue(parsing: Data($0.utf8)) }
+        let document = Self.formValue("query", of: request)
+        let extensions = Self.formValue("extensions", of: request).flatMap { JSONValue(parsing: Data($0.utf8)) }
         guard document != nil || extensions != nil else { return nil }
         var fields: [String: JSONValue] = [:]
         if let document { fields["query"] = .string(document) }
         if let extensions { fields["extensions"] = extensions }
-        if let name = request.queryValue("operationName") { fields["operationName"] = .string(name) }
-        if let variables = request.queryValue("variables") {
+        if let name = Self.formValue("operationName", of: request) { fields["operationName"] = .string(name) }
+        if let variables = Self.formValue("variables", of: request) {
             // Text that is not JSON is kept as a string, so a variables condition reports what was sent.
             fields["variables"] = JSONValue(parsing: Data(variables.utf8)) ?? .string(variables)
         }
         guard let operation = GraphQLOperation(fields: fields) else { return nil }
         self = .single(operation)
+    }
+
+    /// The value of a GraphQL field in the URL's query, decoded as a form (`+` is a space), as GraphQL
+    /// servers decode it: browsers' `URLSearchParams`, curl's `--data-urlencode` and Apollo Client send
+    /// spaces so. (Rules' `query` conditions keep `+` as sent, for clients that mean a plus; a GraphQL
+    /// server would read it as a space all the same.)
+    private static func formValue(_ name: String, of request: StubRequest) -> String? {
+        guard let query = request.url.query(percentEncoded: true) else { return nil }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard PercentEncoding.decoded(parts[0].replacingOccurrences(of: "+", with: " ")[...]) == name else { continue }
+            return parts.count > 1 ? PercentEncoding.decoded(parts[1].replacingOccurrences(of: "+", with: " ")[...]) : ""
+        }
+        return nil
     }
 
     /// The operations, in order.
