@@ -108,6 +108,26 @@ struct StreamedBodyReadingTests {
         #expect(await post("/echo", stream: echo).text == "Ada")
     }
 
+    @Test("a streamed GraphQL body (as Apple platforms hand every body to a URL protocol) is read before a graphql rule or template decides")
+    func graphQLBodyIsRead() async throws {
+        // A journal that keeps 16 bytes of a body: the engine reads past them only for a rule that needs the body.
+        let engine = StubEngine(killSwitch: true, journalLimits: StubJournal.Limits(maximumBodySize: 16))
+        try folder.activate(engine, bundle: "graphql", rules: """
+        { "host": "upload.test", "rules": [
+          { "method": "POST", "path": "/graphql", "graphql": { "operationName": "GetMenu" }, "body": "menu" },
+          { "method": "POST", "path": "/graphql", "body": "another operation" },
+          { "method": "POST", "path": "/graphql-echo", "template": true, "body": "{{graphql.variables.id}}" }
+        ] }
+        """)
+        func post(_ path: String, stream: InputStream) async -> TaskResult { await self.post(path, stream: stream, to: engine) }
+        let menu = InputStream(data: Data(#"{"query": "query GetMenu { restaurant(id: 1) { id } }"}"#.utf8))
+        #expect(await post("/graphql", stream: menu).text == "menu")
+        let order = InputStream(data: Data(#"{"query": "mutation PlaceOrder { placeOrder { id } }"}"#.utf8))
+        #expect(await post("/graphql", stream: order).text == "another operation")
+        let echo = InputStream(data: Data(#"{"query": "query Q($id: ID) { a }", "variables": {"id": "r7"}}"#.utf8))
+        #expect(await post("/graphql-echo", stream: echo).text == "r7")
+    }
+
     /// Rules for a redirected upload: `/upload-<status>` answers `<status>` to `/stored`, where a POST
     /// is told apart by the end of its body and a GET answers on its own.
     func redirectEngine() throws -> StubEngine {
