@@ -57,7 +57,8 @@ package struct HARExporter: Sendable {
 
     private func request(for rule: StubRule, note: (String) -> Void) -> HAR.Request? {
         let conditions = rule.request
-        let method = conditions.methods?.sorted().first ?? "GET"
+        // GraphQL travels in a POST's body unless the rule says otherwise.
+        let method = conditions.methods?.sorted().first ?? (conditions.graphQL != nil ? "POST" : "GET")
         var url: String
         if let regex = conditions.urlPattern {
             guard let sample = RegexSample.url(matching: regex.pattern) else {
@@ -103,7 +104,7 @@ package struct HARExporter: Sendable {
         }
         var harRequest = HAR.Request(method: method, url: url, headers: headers,
                                      queryString: queryString.map { HAR.NameValue(name: $0.name, value: $0.value) }, bodySize: 0)
-        if let (text, mimeType) = body(conditions.body, note: note) {
+        if let (text, mimeType) = conditions.graphQL.flatMap({ graphQLBody($0, bodyConditions: conditions.body, note: note) }) ?? body(conditions.body, note: note) {
             harRequest.postData = HAR.PostData(mimeType: mimeType, text: text)
             harRequest.bodySize = text.utf8.count
         }
@@ -122,6 +123,27 @@ package struct HARExporter: Sendable {
             }
             return text
         }
+    }
+
+    /// A GraphQL request the condition accepts: the operation's name, a minimal document of its type
+    /// (none for a hash-only persisted query), its variables and its hash, so an import reads the same
+    /// condition back.
+    private func graphQLBody(_ condition: GraphQLCondition, bodyConditions: [BodyMatcher], note: (String) -> Void) -> (String, String)? {
+        if !bodyConditions.isEmpty { note("the rule's requestBody conditions are not exported beside its graphql condition") }
+        var fields: [String: JSONValue] = [:]
+        if let name = condition.operationName { fields["operationName"] = .string(name) }
+        if condition.document != .absent {
+            let type = condition.operationType ?? .query
+            fields["query"] = .string("\(type.rawValue)\(condition.operationName.map { " " + $0 } ?? "") { __typename }")
+        } else if condition.persistedQuery == nil {
+            note("a hash-only persisted query without a 'persistedQuery' hash is exported with a made-up hash")
+        }
+        if let variables = condition.variablesEqual ?? condition.variables { fields["variables"] = variables }
+        if condition.persistedQuery != nil || condition.document == .absent {
+            let hash = condition.persistedQuery ?? String(repeating: "0", count: 64)
+            fields["extensions"] = .object(["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])])
+        }
+        return (JSONValue.object(fields).description, "application/json")
     }
 
     private func body(_ matchers: [BodyMatcher], note: (String) -> Void) -> (String, String)? {

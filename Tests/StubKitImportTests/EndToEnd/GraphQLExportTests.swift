@@ -1,0 +1,36 @@
+#if Tools
+import Foundation
+@testable import StubKit
+import StubKitImport
+import StubKitTestSupport
+import Testing
+
+/// `stubkit export` writes a GraphQL rule as a request it answers: a POST whose body names the
+/// operation, carries a document of its type and its variables (or only a persisted query's hash).
+@Suite("GraphQL rules exported as HAR")
+struct GraphQLExportTests {
+    @Test("each exported request of graphql_menu is answered by the rule it was exported from")
+    func exportedRequestsAreAnsweredByTheirRules() throws {
+        let folder = PackagePaths.stubBundles.appendingPathComponent("graphql_menu")
+        let exported = try HARExporter().export([folder])
+        let har = try JSONDecoder().decode(HAR.self, from: exported.data)
+        let engine = StubEngine(killSwitch: true)
+        try engine.activate(folder: folder)
+        let names = ["restaurants near EC1A", "no restaurants elsewhere", "menu of Pizza Palace", "unknown restaurant", "order placed",
+                     "persisted query not known yet"]
+        #expect(har.log.entries.count == names.count)
+        for (entry, name) in zip(har.log.entries, names) {
+            let exportedRequest = try #require(entry.request)
+            #expect(exportedRequest.method == "POST")
+            let body = try #require(exportedRequest.postData?.text)
+            let request = StubRequest(method: exportedRequest.method ?? "", url: URL(string: exportedRequest.url ?? "")!,
+                                      headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+            guard case .answer(let match) = engine.decision(for: request) else {
+                Issue.record("the exported request for '\(name)' is not answered: \(body)")
+                continue
+            }
+            #expect(match.rule.name == name, "\(body)")
+        }
+    }
+}
+#endif
