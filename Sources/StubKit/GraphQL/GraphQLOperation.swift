@@ -31,8 +31,8 @@ package struct GraphQLOperation: Sendable, Hashable {
     package init(document: String?, sentName: String?, variables: JSONValue?, extensions: JSONValue?) {
         self.document = document
         self.sentName = sentName.flatMap { $0.isEmpty ? nil : $0 }
-        self.variables = variables == .null ? nil : variables
-        self.extensions = extensions == .null ? nil : extensions
+        self.variables = Self.object(variables)
+        self.extensions = Self.object(extensions)
         if case .object(let fields)? = extensions, case .object(let persisted)? = fields["persistedQuery"],
            case .string(let hash)? = persisted["sha256Hash"] {
             persistedQueryHash = hash.lowercased()
@@ -57,6 +57,19 @@ package struct GraphQLOperation: Sendable, Hashable {
             } else {
                 problem = "the document defines \(summary.operations.count) operations and the request names none in 'operationName'"
             }
+        }
+    }
+
+    /// A value that should be a JSON object: `nil` for null; a string holding a JSON object is read as
+    /// that object (older servers accepted variables so, and some clients still send them so); any
+    /// other value is kept, so a condition on it reports what was sent.
+    private static func object(_ value: JSONValue?) -> JSONValue? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?:
+            if case .object(let object)? = JSONValue(parsing: Data(text.utf8)) { return .object(object) }
+            return value
+        default: return value
         }
     }
 
@@ -129,8 +142,9 @@ package enum GraphQLPayload: Sendable, Hashable {
         if let extensions { fields["extensions"] = extensions }
         if let name = Self.formValue("operationName", of: request) { fields["operationName"] = .string(name) }
         if let variables = Self.formValue("variables", of: request) {
-            // Text that is not JSON is kept as a string, so a variables condition reports what was sent.
-            fields["variables"] = JSONValue(parsing: Data(variables.utf8)) ?? .string(variables)
+            // Read as JSON by the operation; text that is not JSON stays a string, so a variables
+            // condition reports what was sent.
+            fields["variables"] = .string(variables)
         }
         guard let operation = GraphQLOperation(fields: fields) else { return nil }
         self = .single(operation)

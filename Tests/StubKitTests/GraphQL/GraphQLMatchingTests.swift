@@ -78,6 +78,8 @@ struct GraphQLMatchingTests {
              body: json(["extensions": ["persistedQuery": ["version": 1, "sha256Hash": "ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38"]]]), expected: "by hash"),
         Case(name: "application/graphql: the body is the document", query: "variables=%7B%22restaurantId%22%3A%22r1%22%7D",
              body: "query GetMenu($restaurantId: ID!) { restaurant(id: $restaurantId) { id } }", contentType: "application/graphql; charset=utf-8", expected: "menu r1"),
+        Case(name: "variables sent as JSON text, as older clients do",
+             body: json(["query": "query GetMenu($restaurantId: ID!) { restaurant(id: $restaurantId) { id } }", "variables": #"{"restaurantId": "r1"}"#]), expected: "menu r1"),
         Case(name: "JSON that is not GraphQL", body: json(["operation": "GetMenu"]), expected: nil),
     ]
 
