@@ -2,16 +2,18 @@ import Foundation
 
 extension StubRule {
     /// Whether answering with this rule reads the request body: body conditions, or a template (of
-    /// the response or of any response of its sequence) with a `{{body.…}}` placeholder.
+    /// the response or of any response of its sequence) with a `{{body.…}}` or `{{graphql.…}}` placeholder,
+    /// or a `graphql` condition.
     var looksAtRequestBody: Bool {
-        if !request.body.isEmpty { return true }
+        // A POST's GraphQL operation is read from its body.
+        if !request.body.isEmpty || request.graphQL != nil { return true }
         let responses = [response] + (sequence?.responses ?? [])
         return responses.contains { $0.template?.readsRequestBody == true }
     }
 }
 
 extension ResponseTemplates {
-    /// Whether any part has a `{{body.…}}` placeholder.
+    /// Whether any part has a `{{body.…}}` or `{{graphql.…}}` placeholder.
     var readsRequestBody: Bool {
         body?.readsRequestBody == true || headers.values.contains { $0.readsRequestBody }
     }
@@ -19,6 +21,11 @@ extension ResponseTemplates {
 
 extension ResponseTemplate {
     var readsRequestBody: Bool {
-        parts.contains { if case .field(.body, _, _) = $0 { return true } else { return false } }
+        parts.contains {
+            switch $0 {
+            case .field(.body, _, _), .field(.graphQL, _, _): return true
+            default: return false
+            }
+        }
     }
 }
