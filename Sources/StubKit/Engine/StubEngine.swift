@@ -278,6 +278,7 @@ public final class StubEngine: Sendable {
                                      delay: response.delay, hit: 0))
         }
         if bodyOnDemand { return nil }
+        if let batch = batchDecision(for: request, killSwitch: killSwitch) { return batch }
         // A recorder sends what no rule answers to the network, so it can be recorded.
         // Hosts it does not record follow the kill switch as without a recorder.
         guard killSwitch, !(recorder?.records(request) ?? false) else { return .passThrough }
@@ -295,7 +296,7 @@ public final class StubEngine: Sendable {
 
     /// Uses up one answer of a stateful rule: picks the sequence's response, draws the random delay,
     /// and moves the scenario. Called under the lock.
-    private func answer(_ entry: RuleIndex.Entry, parameters: [String: String], shared: inout Shared) -> Decision {
+    func answer(_ entry: RuleIndex.Entry, parameters: [String: String], shared: inout Shared) -> Decision {
         let rule = entry.rule
         let hit = shared.hits[entry.key, default: 0]
         shared.hits[entry.key] = hit + 1
@@ -340,8 +341,10 @@ public final class StubEngine: Sendable {
         let request = StubRequest(key, bodyPending: bodyPending)
         // Recording: every http(s) request is ours, to be replayed or recorded.
         if recorder != nil { return ["http", "https"].contains(request.scheme) }
-        if bodyPending || index.hasStatefulRules { return index.hasMatch(for: request, states: states) }
-        guard let entry = index.firstEntry(for: request) else { return false }
+        if bodyPending || index.hasStatefulRules {
+            return index.hasMatch(for: request, states: states) || answersSomeOperation(of: request, in: index, states: states)
+        }
+        guard let entry = index.firstEntry(for: request) else { return answersSomeOperation(of: request, in: index, states: states) }
         lookups.remember(key, LookupMemo.Found(request: request, index: index, entry: entry))
         return true
     }

@@ -47,15 +47,42 @@ package struct NearMiss: Sendable, CustomStringConvertible {
 package struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     package var request: StubRequest
     package var bundles: [String]
+    /// Every near miss the report names (those of each operation, for a GraphQL batch).
     package var nearMisses: [NearMiss]
+    /// The operations of a GraphQL batch that no rule answers, in order; empty for any other request.
+    package var operations: [UnansweredOperation] = []
+    /// How many operations the batch holds.
+    package var operationCount = 0
+
+    /// An operation of a GraphQL batch that no rule answers, and the rules that came closest.
+    package struct UnansweredOperation: Sendable {
+        /// `operation 2 (query Search)`.
+        package var label: String
+        package var nearMisses: [NearMiss]
+    }
 
     package var description: String {
+        guard operations.isEmpty else { return batchDescription }
         var text = "StubKit kill switch: no stub answers \(request.method) \(request.url.absoluteString)"
         if let graphQL = request.graphQL { text += " (GraphQL " + graphQL.operations.map(\.summary).joined(separator: ", ") + ")" }
-        text += bundles.isEmpty ? " (no bundles are active)" : " (active bundles: \(bundles.joined(separator: ", ")))"
-        text += "; the request was not sent to the network."
+        text += bundlesText + "; the request was not sent to the network."
         if !nearMisses.isEmpty {
             text += " Closest rules: " + nearMisses.map(\.description).joined(separator: " | ")
+        }
+        return text
+    }
+
+    private var bundlesText: String {
+        bundles.isEmpty ? " (no bundles are active)" : " (active bundles: \(bundles.joined(separator: ", ")))"
+    }
+
+    /// A batch is answered whole or not at all: the report names each operation no rule answers.
+    private var batchDescription: String {
+        var text = "StubKit kill switch: no stub answers \(operations.count) of the \(operationCount) operations of the GraphQL batch "
+            + "\(request.method) \(request.url.absoluteString)" + bundlesText + "; the request was not sent to the network."
+        for operation in operations {
+            text += " No rule answers \(operation.label)"
+            text += operation.nearMisses.isEmpty ? "." : "; closest rules: " + operation.nearMisses.map(\.description).joined(separator: " | ") + "."
         }
         return text
     }
