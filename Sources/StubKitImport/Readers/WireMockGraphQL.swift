@@ -23,7 +23,7 @@ enum WireMockGraphQL {
     /// its parameters cannot be read.
     static func customMatcher(_ node: Node) -> Reading {
         guard node["name"].string == matcherName else {
-            return Reading(notes: ["the custom matcher '\(node["name"].string ?? "")' has no StubKit counterpart and is not carried over; the rule ignores it"])
+            return Reading(notes: ["the customMatcher '\(node["name"].string ?? "")' has no StubKit counterpart and is not carried over; the rule ignores it"])
         }
         let parameters = node["parameters"]
         var fields: [String: Any]? = nil

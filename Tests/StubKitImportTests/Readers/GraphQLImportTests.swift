@@ -100,7 +100,7 @@ struct GraphQLImportTests {
         let folder = try TemporaryFolder()
         let wm = try wireMockRoot(folder, mappings: ["other.json": #"{"request": {"method": "POST", "urlPath": "/x", "customMatcher": {"name": "body-length", "parameters": {"max": 2048}}}, "response": {"status": 200}}"#])
         let report = try importFiles([wm], to: folder.url.appendingPathComponent("b"))
-        #expect(report.notes.contains { $0.message.contains("custom matcher 'body-length'") }, "\(report.notes)")
+        #expect(report.notes.contains { $0.message.contains("customMatcher 'body-length'") }, "\(report.notes)")
     }
 
     @Test("real-world HAR files with GraphQL POSTs import as graphql conditions", .enabled(if: RealWorldGraphQL.files.isEmpty == false, "no HAR with GraphQL in ../shared/realworld"))
