@@ -48,6 +48,21 @@ let ruleShapes: [RuleShape] = [
                                      body: Data(#"{"operationName":"Op\#($0)","variables":{"id":7,"first":20},"query":"query Op\#($0) { node(id: 7) { id } }"}"#.utf8)) }),
 ]
 
+/// One GraphQL path, operations told apart by the `graphql` condition (indexed by the operation's
+/// name, whether the request sends `operationName` or only its document); every third rule also
+/// requires variables. Even requests send `operationName`, odd ones only the document.
+let graphQLShape = RuleShape(
+    name: "one GraphQL path, operations told apart by graphql.operationName",
+    rule: { i in
+        let variables = i % 3 == 0 ? #", "variables": { "id": \#(i) }"# : ""
+        return #"{ "method": "POST", "path": "/graphql", "graphql": { "operationName": "Op\#(i)"\#(variables) }, "body": "\#(i)" }"#
+    },
+    request: { i in
+        let name = i % 2 == 0 ? #""operationName":"Op\#(i)","# : ""
+        return StubRequest(method: "POST", url: URL(string: "\(host)/graphql")!, headers: ["Content-Type": "application/json"],
+                           body: Data(#"{\#(name)"variables":{"id":\#(i),"first":20},"query":"query Op\#(i)($id: ID!, $first: Int) { node(id: $id) { id } }"}"#.utf8))
+    })
+
 /// The shapes above mixed in one bundle, rule `i` taking shape `i % 4`, plus a header-discriminated
 /// variant: a bundle as a big app grows it.
 let mixedShape = RuleShape(
@@ -68,7 +83,7 @@ func runShapeBenchmarks(_ configuration: BenchmarkConfiguration, recorder: Bench
     var targets: [BenchmarkTarget] = []
     var smallest: [String: (engine: StubEngine, requests: [StubRequest])] = [:]
     var largest: [String: (engine: StubEngine, requests: [StubRequest])] = [:]
-    for shape in ruleShapes + [mixedShape] {
+    for shape in ruleShapes + [graphQLShape, mixedShape] {
         for size in sizes {
             let folder = try configuration.makeBundle("shape-\(medians.count)-\(size)", rulesJSON: shapeRulesJSON(shape, count: size))
             let engine = StubEngine()

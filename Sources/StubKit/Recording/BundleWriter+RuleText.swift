@@ -3,7 +3,9 @@ import Foundation
 /// The JSON of one rule: the request conditions as rule keys, then its response or response sequence.
 extension BundleWriter {
     static func rule(_ request: RequestConditions, _ responses: [Stored], urlRegex: Bool = false, orderedQuery: Bool = false) -> JSONText {
-        var pairs: [(String, JSONText)] = [entry(.name, .string(request.options.name ?? "\(request.method) \(request.path)"))]
+        // A GraphQL rule says which operation: every one of them shares the endpoint's method and path.
+        let operation = request.graphQL?.operationName.map { " " + $0 } ?? ""
+        var pairs: [(String, JSONText)] = [entry(.name, .string(request.options.name ?? "\(request.method) \(request.path)\(operation)"))]
         if request.method != ImportedOptions.anyMethod { pairs.append(entry(.method, .string(request.method))) }
         if let scheme = request.scheme { pairs.append(entry(.scheme, .string(scheme))) }
         if let host = request.host { pairs.append(entry(.host, .string(host))) }
@@ -23,6 +25,7 @@ extension BundleWriter {
             })))
         }
         pairs += request.options.conditionKeys
+        if let graphQL = request.graphQL { pairs.append(entry(.graphql, graphQL.json)) }
         if let body = request.body {
             let condition: (String, JSONText)
             switch body {

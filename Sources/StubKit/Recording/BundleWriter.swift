@@ -32,6 +32,8 @@ package final class BundleWriter: Sendable {
         package var path: String
         package var query: [String: QueryValue]
         package var body: Body?
+        /// The GraphQL operation (see `BundleWriter+GraphQL.swift`): written as `graphql`.
+        package var graphQL: GraphQLConditions?
         /// More conditions of imported stubs (see `BundleWriter+ImportedRules.swift`); recording sets none.
         package var options = ImportedOptions()
         /// Indexes of path segments (counting non-empty ones from 0) that match any value: a redacted
@@ -54,13 +56,13 @@ package final class BundleWriter: Sendable {
         package static func == (a: Self, b: Self) -> Bool {
             a.webSocket == b.webSocket && a.method == b.method && a.host == b.host && a.path == b.path && a.query == b.query && a.body == b.body
                 && a.anySegments == b.anySegments && a.scheme == b.scheme && a.port == b.port && a.exactQuery == b.exactQuery
-                && a.options == b.options
+                && a.options == b.options && a.graphQL == b.graphQL
         }
 
         package func hash(into hasher: inout Hasher) {
             hasher.combine(method); hasher.combine(host); hasher.combine(path); hasher.combine(query); hasher.combine(body)
             hasher.combine(anySegments); hasher.combine(scheme); hasher.combine(port); hasher.combine(exactQuery)
-            hasher.combine(options); hasher.combine(webSocket)
+            hasher.combine(options); hasher.combine(webSocket); hasher.combine(graphQL)
         }
 
         package init(method: String, host: String?, path: String, query: [String: QueryValue] = [:], body: Body? = nil) {
@@ -73,7 +75,7 @@ package final class BundleWriter: Sendable {
 
         /// How many conditions beyond method, host and path: more specific rules are written first.
         /// A WebSocket rule counts one more: it answers upgrades only, so it goes before a plain `GET` of its URL.
-        var specificity: Int { query.count + (body == nil ? 0 : 1) + options.specificity + (webSocket ? 1 : 0) }
+        var specificity: Int { query.count + (body == nil ? 0 : 1) + options.specificity + (webSocket ? 1 : 0) + (graphQL?.specificity ?? 0) }
     }
 
     /// A response to store.

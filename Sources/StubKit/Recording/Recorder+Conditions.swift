@@ -10,9 +10,26 @@ extension Recorder {
     /// segment or a query item under an innocent name: such a segment matches any value, such an
     /// item only needs to be present, and a body that holds one has no exact condition.
     func conditions(for request: StubRequest, redacted: inout Int) -> BundleWriter.RequestConditions {
-        let body = bodyCondition(for: request, redacted: &redacted)
+        if case .single(let operation)? = request.graphQL, let graphQL = graphQLConditions(for: operation, redacted: &redacted) {
+            return conditions(for: request, graphQL: graphQL, redacted: &redacted)
+        }
+        return conditions(for: request, graphQL: nil, redacted: &redacted)
+    }
+
+    /// The conditions of `request`, with `graphQL` (when given) in place of the body and of the
+    /// query items GraphQL over HTTP sends (``graphQLQueryNames``).
+    func conditions(for request: StubRequest, graphQL: BundleWriter.GraphQLConditions?, redacted: inout Int) -> BundleWriter.RequestConditions {
+        var body: BundleWriter.RequestConditions.Body? = nil
+        if graphQL == nil {
+            body = bodyCondition(for: request, redacted: &redacted)
+        } else {
+            // Only for the secrets it learns (a token under an innocent name in the document): the
+            // body is not written, so nothing of it counts as redacted.
+            var unwritten = 0
+            _ = bodyCondition(for: request, redacted: &unwritten)
+        }
         var query: [String: BundleWriter.RequestConditions.QueryValue] = [:]
-        let ignoredQuery = configuration.ignoredQueryNames
+        let ignoredQuery = configuration.ignoredQueryNames.union(graphQL == nil ? [] : Self.graphQLQueryNames)
         // The items as sent, split as StubRequest splits them (so in step with its items): names and
         // values are written as rule text that compares as the request's do (`a%2Bb` stays escaped).
         let rawItems = request.url.query(percentEncoded: true)?.split(separator: "&", omittingEmptySubsequences: true) ?? []
@@ -68,6 +85,7 @@ extension Recorder {
                                                         path: segments.joined(separator: "/"), query: query)
         conditions.anySegments = anySegments
         conditions.body = body
+        conditions.graphQL = graphQL
         conditions.scheme = request.scheme.isEmpty ? nil : request.scheme
         let defaultPort = request.scheme == "https" ? 443 : 80
         conditions.port = request.url.port.flatMap { $0 == defaultPort ? nil : $0 }
@@ -125,13 +143,13 @@ extension Recorder {
         return .equals(text)
     }
 
-    private static func has(_ path: [String], in object: [String: Any]) -> Bool {
+    static func has(_ path: [String], in object: [String: Any]) -> Bool {
         guard let first = path.first, let child = object[first] else { return false }
         if path.count == 1 { return true }
         return (child as? [String: Any]).map { has(Array(path.dropFirst()), in: $0) } ?? false
     }
 
-    private static func removing(_ path: [String], from object: [String: Any]) -> [String: Any] {
+    static func removing(_ path: [String], from object: [String: Any]) -> [String: Any] {
         guard let first = path.first, object[first] != nil else { return object }
         var result = object
         if path.count == 1 {

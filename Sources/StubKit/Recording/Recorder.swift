@@ -115,6 +115,10 @@ public final class Recorder: Sendable {
                 noteFailed(error)
                 return .failure(error)
             }
+            if case .batch(let operations)? = request.graphQL, MediaType.isJSON(contentType),
+               let parts = batchParts(of: request, operations: operations, body: file, size: capture.count, redacted: &redacted) {
+                return recordBatch(parts, status: status, headers: headers, contentType: contentType, redacted: redacted, knownBefore: knownBefore)
+            }
             ext = MediaType.fileExtension(for: contentType)
             body = .file(file)
             redacted += redactBody(&body, ext: &ext, size: capture.count, contentType: contentType)
@@ -122,6 +126,38 @@ public final class Recorder: Sendable {
         // Headers after the body: a token the body revealed is scrubbed from this response's headers too.
         let storedHeaders = redactedHeaders(headers, redacted: &redacted)
         return append(conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext), redacted: redacted, knownBefore: knownBefore)
+    }
+
+    /// Writes a batch's operations as rules of their own, each answered by its part of the response.
+    private func recordBatch(_ parts: [(conditions: BundleWriter.RequestConditions, body: Data)], status: Int, headers: [String: String],
+                             contentType: String?, redacted: Int, knownBefore: Int) -> Result<String, RecordingError> {
+        var redacted = redacted
+        var files: [String] = []
+        for part in parts {
+            guard let capture = makeCapture() else {
+                let error = RecordingError(path: FileManager.default.temporaryDirectory.path, reason: "cannot create a temporary file for a response body")
+                noteFailed(error)
+                return .failure(error)
+            }
+            capture.append(part.body)
+            guard let file = capture.finish() else {
+                let error = RecordingError(path: capture.url.path, reason: "the response body could not be stored: \(capture.failed?.localizedDescription ?? "unknown error")")
+                noteFailed(error)
+                return .failure(error)
+            }
+            var body = BundleWriter.Response.Body.file(file)
+            var ext = MediaType.fileExtension(for: contentType)
+            redacted += redactBody(&body, ext: &ext, size: part.body.count, contentType: contentType)
+            let storedHeaders = redactedHeaders(headers, redacted: &redacted)
+            // The batch is one exchange for the summary: counted once, with the last part.
+            let last = files.count == parts.count - 1
+            switch append(part.conditions, .init(status: status, headers: storedHeaders, body: body, fileExtension: ext),
+                          redacted: last ? redacted : 0, knownBefore: knownBefore, counts: last) {
+            case .success(let name): files.append(name)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .success(files.last ?? "")
     }
 
     /// The response headers to store, secrets replaced (also those learnt from this exchange's body).
@@ -144,7 +180,8 @@ public final class Recorder: Sendable {
     }
 
     /// Writes one redacted exchange, and scrubs what was written before of secrets it revealed.
-    func append(_ conditions: BundleWriter.RequestConditions, _ response: BundleWriter.Response, redacted: Int, knownBefore: Int) -> Result<String, RecordingError> {
+    func append(_ conditions: BundleWriter.RequestConditions, _ response: BundleWriter.Response, redacted: Int, knownBefore: Int,
+                counts counted: Bool = true) -> Result<String, RecordingError> {
         var redacted = redacted
         do {
             let file = try writer.append(conditions, response)
@@ -152,7 +189,7 @@ public final class Recorder: Sendable {
             if seenSecrets.withLock({ $0.count }) > knownBefore {
                 redacted += writer.rescrub({ self.scrub($0) }, bytes: { self.scrub(bytes: $0) })
             }
-            counts.withLock { $0.recorded += 1; $0.redacted += redacted }
+            if counted { counts.withLock { $0.recorded += 1; $0.redacted += redacted } }
             return .success(file ?? "")
         } catch {
             noteFailed(error)

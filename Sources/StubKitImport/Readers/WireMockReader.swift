@@ -104,7 +104,17 @@ private struct MappingReader {
         if request["cookies"].exists { note("cookie conditions are not carried over (StubKit matches headers, not cookies); the rule ignores cookies") }
         if request["basicAuthCredentials"].exists { note("'basicAuthCredentials' is not carried over; the rule ignores the Authorization header") }
         if request["formParameters"].exists || request["multipartPatterns"].exists { note("form and multipart conditions are not carried over; the rule ignores them") }
+        if request["customMatcher"].exists {
+            let reading = WireMockGraphQL.customMatcher(request["customMatcher"])
+            conditions.graphQL = reading.graphQL
+            if let body = reading.body { options.body.append(body) }
+            reading.notes.forEach { note($0) }
+        }
         for pattern in request["bodyPatterns"].array ?? [] {
+            if conditions.graphQL == nil, let reading = WireMockGraphQL.bodyPattern(pattern) {
+                conditions.graphQL = reading.graphQL
+                continue
+            }
             if let body = bodyCondition(pattern) {
                 if options.body.contains(where: { $0.key == body.key }) {
                     note("a second '\(body.key)' body pattern is not carried over (one of each kind per rule)")
@@ -136,7 +146,7 @@ private struct MappingReader {
     /// Request keys read (or noted) by name; any other is noted as not carried over.
     static let requestKeys: Set<String> = ["method", "url", "urlPath", "urlPathTemplate", "urlPattern", "urlPathPattern", "host", "scheme", "port",
                                            "pathParameters", "queryParameters", "headers", "cookies", "basicAuthCredentials", "formParameters",
-                                           "multipartPatterns", "bodyPatterns"]
+                                           "multipartPatterns", "bodyPatterns", "customMatcher"]
 
     /// `pathParameters` of a `urlPathTemplate`: an `equalTo` value becomes that literal segment of the
     /// path pattern; other matchers are noted.

@@ -118,6 +118,98 @@ struct RuleIndexEquivalenceTests {
         #expect(!index.alwaysChecked.isEmpty, "the corpus should hold patterns without a usable literal")
     }
 
+    static let graphQLNames = ["A", "B", "GetMenu", "Search"]
+
+    /// Rules on one GraphQL path: most pin an operation (the discriminator's field), some also its
+    /// type, variables, a persisted query's hash or the document's absence; a few match by body field,
+    /// header or nothing at all.
+    static func randomGraphQLRule(_ i: Int, _ rng: inout SeededGenerator) -> StubRule {
+        var request = RequestConditions()
+        request.path = PathPattern(components: [.literal("graphql")])
+        if rng.below(4) == 0 { request.methods = [["GET"], ["POST"]][rng.below(2)] }
+        if rng.below(6) != 0 {
+            var condition = GraphQLCondition(operationName: graphQLNames[rng.below(graphQLNames.count)])
+            if rng.below(4) == 0 { condition.operationType = [.query, .mutation][rng.below(2)] }
+            switch rng.below(5) {
+            case 0: condition.variables = .object(["id": .number(Double(rng.below(2) + 6))])
+            case 1: condition.variablesEqual = [.object([:]), .object(["id": .number(7)])][rng.below(2)]
+            default: break
+            }
+            if rng.below(6) == 0 { condition.document = [.present, .absent][rng.below(2)] }
+            if rng.below(8) == 0 { condition.persistedQuery = String(repeating: "ab", count: 32) }
+            request.graphQL = condition
+        } else if rng.below(2) == 0 {
+            request.body = [.containsJSON(.object(["operationName": .string(graphQLNames[rng.below(graphQLNames.count)])]))]
+        }
+        if rng.below(6) == 0 { request.headers["X-Op"] = [.equals("A"), .present][rng.below(2)] }
+        let source = RuleSource(file: "gql.json", position: SourcePosition(line: i + 1, column: 3), index: i, keyPath: "[\(i)]")
+        return StubRule(source: source, request: request, response: StubResponse(), priority: [0, 0, 0, 1, -1][rng.below(5)])
+    }
+
+    /// GraphQL requests of every form the payload reader knows: operationName sent or only the
+    /// document, a name the document lacks, two operations with and without a name, a persisted
+    /// query's hash alone, GET, `application/graphql`, batches, not GraphQL at all, a pending body.
+    static func randomGraphQLRequest(_ rng: inout SeededGenerator) -> StubRequest {
+        let name = graphQLNames[rng.below(graphQLNames.count)], other = graphQLNames[rng.below(graphQLNames.count)]
+        let kind = ["query", "mutation"][rng.below(2)]
+        let variables = [#""#, #","variables":{"id":7}"#, #","variables":{"id":6,"x":1}"#, #","variables":{}"#][rng.below(4)]
+        let hash = #","extensions":{"persistedQuery":{"version":1,"sha256Hash":"\#(String(repeating: "ab", count: 32))"}}"#
+        let bodies = [
+            #"{"operationName":"\#(name)","query":"\#(kind) \#(name) { a }"\#(variables)}"#,
+            #"{"query":"\#(kind) \#(name) { a }"\#(variables)}"#,
+            #"{"operationName":"\#(other)","query":"\#(kind) \#(name) { a }"\#(variables)}"#,
+            #"{"operationName":"\#(name)","query":"query \#(name) { a } mutation \#(other)X { b }"\#(variables)}"#,
+            #"{"query":"query \#(name) { a } query \#(other)Y { b }"}"#,
+            #"{"query":"{ a }"\#(variables)}"#,
+            #"{"operationName":"\#(name)"\#(variables)\#(hash)}"#,
+            #"{"query":"\#(kind) \#(name) { a }"\#(hash)}"#,
+            #"[{"query":"query \#(name) { a }"},{"query":"query \#(other) { b }"}]"#,
+            #"{"operationName":"\#(name)"}"#,
+        ]
+        var headers: [String: String] = ["Content-Type": "application/json"]
+        if rng.below(3) == 0 { headers["X-Op"] = "A" }
+        var request: StubRequest
+        switch rng.below(6) {
+        case 0:
+            var url = URLComponents(string: "https://h.example/graphql")!
+            url.queryItems = [URLQueryItem(name: "query", value: "\(kind) \(name) { a }")]
+            if rng.below(2) == 0 { url.queryItems?.append(URLQueryItem(name: "operationName", value: other)) }
+            request = StubRequest(method: "GET", url: url.url!, headers: headers)
+        case 1:
+            headers["Content-Type"] = "application/graphql"
+            request = StubRequest(method: "POST", url: URL(string: "https://h.example/graphql")!, headers: headers, body: Data("\(kind) \(name) { a }".utf8))
+        default:
+            request = StubRequest(method: "POST", url: URL(string: "https://h.example/graphql")!, headers: headers,
+                                  body: Data(bodies[rng.below(bodies.count)].utf8))
+        }
+        if rng.below(10) == 0 { request = StubRequest(method: "POST", url: URL(string: "https://h.example/graphql")!, headers: headers); request.bodyPending = true }
+        return request
+    }
+
+    @Test("with GraphQL rules on one path, the operation index answers exactly as a linear scan", arguments: 0..<3)
+    func graphQLSameAsLinearScan(_ round: Int) {
+        let seed = Self.seed &+ 0x6_0000 &+ UInt64(round)
+        print("RuleIndexEquivalenceTests.graphQLSameAsLinearScan seed \(seed)")
+        var rng = SeededGenerator(seed: seed)
+        var next = 0
+        let bundles = (0..<2).map { b in
+            StubBundle(template: "g\(b)", folder: URL(fileURLWithPath: "/g\(b)"), rulesFile: nil, rules: (0..<(20 + rng.below(60))).map { _ in
+                next += 1
+                return Self.randomGraphQLRule(next, &rng)
+            })
+        }
+        let index = RuleIndex(bundles: bundles)
+        var hits = 0
+        for _ in 0..<400 {
+            let request = Self.randomGraphQLRequest(&rng)
+            let expected = Self.linearMatch(bundles, request)
+            let actual = index.lookup(for: request).entry?.key
+            #expect(actual == expected, "seed \(seed): \(request.method) \(request.url) \(request.headers) body \(request.body.map { String(decoding: $0, as: UTF8.self) } ?? (request.bodyPending ? "pending" : "none"))")
+            if expected != nil { hits += 1 }
+        }
+        #expect(hits > 100, "the corpus should exercise hits as well as misses")
+    }
+
     @Test("the literal search finds every occurrence of every literal, overlapping ones included")
     func literalSearchFindsAll() {
         let literals = ["he", "she", "his", "hers", "e", "/v1/", "v1/users", "é", "ab", "abab"]
