@@ -30,7 +30,7 @@ let package = Package(
     traits: [
         .trait(
             name: "Tools",
-            description: "The command-line tools (stubkit, stublint, stubbench), the local server, the importers and the OpenAPI checks, with their dependencies (SwiftNIO, SwiftNIO SSL, Yams, OpenAPIKit, ArgumentParser). Apps and UI-test targets leave it off."
+            description: "The command-line tools (stubkit, stublint, stubbench), the local server, the importers, the OpenAPI checks and the GraphQL checks, with their dependencies (SwiftNIO, SwiftNIO SSL, Yams, OpenAPIKit, GraphQL, ArgumentParser). Apps and UI-test targets leave it off."
         ),
         .default(enabledTraits: []),
     ],
@@ -42,6 +42,8 @@ let package = Package(
         // The OpenAPI checks and scaffold only (stublint, stubkit). Without the default ExternalLoading
         // trait: it pulls in Swift Concurrency machinery that slows the build, and specs are one file here.
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0", traits: []),
+        // The GraphQL checks only (stublint, stubkit): a real GraphQL parser, schema builder and validator.
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         // The local stub server only (StubKitServer): an HTTP/1.1 engine with keep-alive, pipelining and quiescing.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -68,7 +70,7 @@ let package = Package(
         // The bundle linter and request explainer used in CI and editors.
         .executableTarget(
             name: "stublint",
-            dependencies: ["StubKit", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
+            dependencies: ["StubKit", "StubKitOpenAPI", "StubKitGraphQL", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Tools/stublint"
         ),
         // Benchmarks (run with -c release); CI runs it once in quick mode so it cannot rot.
@@ -98,6 +100,16 @@ let package = Package(
                 .product(name: "OpenAPIKit", package: "OpenAPIKit", condition: .when(traits: ["Tools"])),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit", condition: .when(traits: ["Tools"])),
                 .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"])),
+            ]
+        ),
+        // MARK: Checking against a GraphQL schema (tools only; apps never link it)
+        // Schema and operation documents loading, validation, response shapes, and the stub checks.
+        .target(
+            name: "StubKitGraphQL",
+            dependencies: [
+                "StubKit",
+                "StubKitDocuments",
+                .product(name: "GraphQL", package: "GraphQL", condition: .when(traits: ["Tools"])),
             ]
         ),
         // MARK: Local stub server (tools and test runners only; apps never link it)
@@ -172,6 +184,7 @@ let package = Package(
             dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]
         ),
         .testTarget(name: "StubKitOpenAPITests", dependencies: ["StubKit", "StubKitOpenAPI", "StubKitTestSupport"]),
+        .testTarget(name: "StubKitGraphQLTests", dependencies: ["StubKit", "StubKitGraphQL", "StubKitTestSupport"]),
         .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),
         // The trait and the XCTest helper as a test target uses them, with its templates as resources (`Bundle.module`).
         .testTarget(name: "StubKitUnitTestingTests", dependencies: ["StubKit", "StubKitUnitTesting", "StubKitTestSupport"],

@@ -95,6 +95,17 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let operationNotStubbed = DiagnosticCode("SK207", .note, "an operation of the OpenAPI document that no rule stubs (with --coverage)")
     package static let ruleNotChecked = DiagnosticCode("SK208", .note, "a rule the OpenAPI checks cannot place (a urlRegex, a '**' path, a body that is not JSON)")
 
+    // MARK: Against a GraphQL schema and operation documents (`stublint lint --graphql-schema`)
+    package static let unreadableGraphQLSchema = DiagnosticCode("SK300", .error, "the GraphQL schema cannot be read, does not parse, or does not build")
+    package static let invalidGraphQLDocument = DiagnosticCode("SK301", .error, "an operation document that does not parse, or an operation that is not valid against the schema")
+    package static let graphQLOperationNotFound = DiagnosticCode("SK302", .error, "the rule's 'graphql.operationName' names no operation of the operation documents")
+    package static let graphQLOperationTypeMismatch = DiagnosticCode("SK303", .error, "the rule's 'graphql.operationType' is not the type of the operation in the documents")
+    package static let graphQLVariablesMismatch = DiagnosticCode("SK304", .error, "the rule's 'graphql.variables' or 'variablesEqual' do not fit the operation's variable definitions")
+    package static let graphQLDataMismatch = DiagnosticCode("SK305", .error, "the response's 'data' does not fit the operation's selection set (keys, types, nullability, lists, __typename)")
+    package static let graphQLResponseMalformed = DiagnosticCode("SK306", .error, "the response is not a GraphQL response: neither 'data' nor 'errors', 'errors' not in the spec's shape, or another top-level key")
+    package static let graphQLRuleNotChecked = DiagnosticCode("SK307", .note, "a rule the GraphQL checks cannot place, or check only in part (no operation name, no --operations, a body that is not JSON)")
+    package static let graphQLOperationNotStubbed = DiagnosticCode("SK308", .note, "an operation of the operation documents that no rule stubs (with --coverage)")
+
     package static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedFile, .multipleRulesFiles, .missingRulesFile, .invalidTopLevel, .emptyBundle, .wideEncoding,
         .unknownKey, .wrongType, .missingKey, .invalidStatus, .unknownMethod, .invalidPathPattern, .invalidRegex,
@@ -105,5 +116,7 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .backtrackingRegex, .alwaysCheckedRegex,
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
         .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,
+        .unreadableGraphQLSchema, .invalidGraphQLDocument, .graphQLOperationNotFound, .graphQLOperationTypeMismatch, .graphQLVariablesMismatch,
+        .graphQLDataMismatch, .graphQLResponseMalformed, .graphQLRuleNotChecked, .graphQLOperationNotStubbed,
     ]
 }

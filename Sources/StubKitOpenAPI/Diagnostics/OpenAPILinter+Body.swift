@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 extension OpenAPILinter {
     /// Validates a JSON response body (inline, `json`, file, or a template rendered with markers).

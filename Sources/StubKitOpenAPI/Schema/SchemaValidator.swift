@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// One way a JSON value fails a schema, located by a JSON pointer into the value.
 package struct SchemaViolation: Sendable, Hashable, CustomStringConvertible {

@@ -3,7 +3,7 @@ import StubKitTestSupport
 import Testing
 
 /// What an app's package graph holds when it adds StubKit: the library alone. The tools' dependencies
-/// (SwiftNIO, Yams, OpenAPIKit, ArgumentParser) sit behind the `Tools` trait, which is off unless a
+/// (SwiftNIO, Yams, OpenAPIKit, GraphQL, ArgumentParser) sit behind the `Tools` trait, which is off unless a
 /// dependent turns it on. Checked the way SwiftPM sees it: a consumer package in a temporary folder that
 /// depends on this repository by path, asked for its resolved dependency tree.
 @Suite("App dependency graph")
@@ -19,7 +19,7 @@ struct AppDependencyGraphTests {
     func toolsTraitBringsTheToolsDependencies() throws {
         let swift = try #require(ChildProcess.onPath("swift"), "swift is not on PATH")
         let dependencies = try Self.resolvedDependencies(swift: swift, traits: ["Tools"])
-        for expected in ["swift-nio", "yams", "openapikit", "swift-argument-parser"] {
+        for expected in ["swift-nio", "yams", "openapikit", "graphql", "swift-argument-parser"] {
             #expect(dependencies.contains(expected), "the Tools trait resolves \(expected): \(dependencies)")
         }
     }

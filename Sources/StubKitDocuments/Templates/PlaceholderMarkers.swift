@@ -2,21 +2,21 @@
 import Foundation
 import StubKit
 
-/// A templated body rendered without a request: each placeholder becomes a marker the validator
+/// A templated body rendered without a request (for the OpenAPI and GraphQL checks): each placeholder becomes a marker the validator
 /// recognises, so it can say when a placeholder, not the stub, decides a value.
 ///
 /// Markers are private-use characters around the placeholder's index: text no real body holds. A
 /// placeholder that is a whole JSON value (`{{body.id | json}}`, or unfiltered outside a string) becomes
 /// a string holding only its marker; one inside a string adds its marker to the string's text; one
 /// with `| number` becomes `0`, the type it always has (or `null`).
-struct PlaceholderMarkers: Sendable {
-    let placeholders: [ResponseTemplate.Placeholder]
+package struct PlaceholderMarkers: Sendable {
+    package let placeholders: [ResponseTemplate.Placeholder]
 
-    static let open: Character = "\u{E000}"
-    static let close: Character = "\u{E001}"
+    package static let open: Character = "\u{E000}"
+    package static let close: Character = "\u{E001}"
 
     /// Renders the template with markers; the text is then parsed as JSON.
-    static func render(_ template: ResponseTemplate) -> (text: String, markers: PlaceholderMarkers) {
+    package static func render(_ template: ResponseTemplate) -> (text: String, markers: PlaceholderMarkers) {
         let text = template.render { index, placeholder in
             let marker = "\(open)\(index)\(close)"
             switch placeholder.insertion {
@@ -29,14 +29,14 @@ struct PlaceholderMarkers: Sendable {
     }
 
     /// The placeholder a string stands for as a whole JSON value, if it is one.
-    func wholeValue(_ text: String) -> ResponseTemplate.Placeholder? {
+    package func wholeValue(_ text: String) -> ResponseTemplate.Placeholder? {
         guard text.first == Self.open, text.last == Self.close, let index = Int(text.dropFirst().dropLast()),
               placeholders.indices.contains(index), !placeholders[index].insideString else { return nil }
         return placeholders[index]
     }
 
     /// The placeholders whose text a string holds.
-    func placeholders(in text: String) -> [ResponseTemplate.Placeholder] {
+    package func placeholders(in text: String) -> [ResponseTemplate.Placeholder] {
         guard text.contains(Self.open) else { return [] }
         var found: [ResponseTemplate.Placeholder] = []
         var rest = Substring(text)
