@@ -27,10 +27,14 @@ extension BundleWriter {
         package var setState: String?
         /// Written as `template: true`: the response's `{{…}}` placeholders are filled per request.
         package var template = false
+        /// Written as `graphql`: the GraphQL operation the request must carry.
+        package var graphQL: GraphQLCondition?
+        /// The response file's name without its extension (default `METHOD_path`); made unique like the default.
+        package var fileBaseName: String?
 
         package init() {}
 
-        var specificity: Int { query.count + headers.count + body.count }
+        var specificity: Int { query.count + headers.count + body.count + (graphQL == nil ? 0 : 1) }
 
         /// `query`, `requestHeaders` and `requestBody`, when set.
         var conditionKeys: [(String, JSONText)] {
@@ -45,6 +49,7 @@ extension BundleWriter {
                 pairs.append(BundleWriter.entry(.requestHeaders, .object(headers.keys.sorted().map { ($0, headers[$0]!.json) })))
             }
             if !body.isEmpty { pairs.append(BundleWriter.entry(.requestBody, .object(body.map(\.json)))) }
+            if let graphQL { pairs.append(BundleWriter.entry(.graphql, graphQL.ruleJSON)) }
             return pairs
         }
 
