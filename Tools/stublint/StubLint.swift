@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StubKit
+import StubKitGraphQL
 import StubKitOpenAPI
 
 @main
@@ -48,7 +49,13 @@ struct Lint: ParsableCommand {
     @Option(help: "An OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) to check every rule against: operation, status, content type, JSON body.")
     var openapi: String?
 
-    @Flag(help: "With --openapi: a note for each operation no rule stubs, and a line 'N of M operations stubbed'.")
+    @Option(help: "A GraphQL schema (SDL: a .graphqls file, or a folder of them) to check every 'graphql' rule against: operation, variables, response.")
+    var graphqlSchema: String?
+
+    @Option(help: "With --graphql-schema: the folder of the app's operation documents (*.graphql, searched recursively).")
+    var operations: String?
+
+    @Flag(help: "With --openapi or --graphql-schema --operations: a note for each operation no rule stubs, and a line 'N of M operations stubbed'.")
     var coverage = false
 
     @Flag(help: "Print file paths absolute, not relative to the current folder (for build steps and IDEs).")
@@ -95,8 +102,16 @@ struct Lint: ParsableCommand {
             let report = OpenAPILinter(spec: spec, displayBase: options.displayBase).lint(folders: reports.flatMap(\.report.bundles), coverage: coverage)
             diagnostics = (diagnostics + report.diagnostics).sortedForDisplay()
             if coverage { coverageLine = report.coverageLine }
-        } else if coverage {
-            throw ValidationError("--coverage needs --openapi SPEC")
+        }
+        if let graphqlSchema {
+            let report = try lintGraphQL(schemaPath: graphqlSchema, folders: reports.flatMap(\.report.bundles), cwd: cwd, displayBase: options.displayBase)
+            diagnostics = (diagnostics + report.diagnostics).sortedForDisplay()
+            if coverage, let line = report.coverageLine { coverageLine = [coverageLine, line].compactMap { $0 }.joined(separator: "\n") }
+        } else if operations != nil {
+            throw ValidationError("--operations needs --graphql-schema SCHEMA")
+        }
+        if coverage && openapi == nil && (graphqlSchema == nil || operations == nil) {
+            throw ValidationError("--coverage needs --openapi SPEC, or --graphql-schema SCHEMA with --operations DIR")
         }
         let summary = LintSummary(diagnostics: diagnostics, bundles: reports.reduce(0) { $0 + $1.report.bundles.count },
                                   rules: reports.reduce(0) { $0 + $1.report.ruleCount })
@@ -112,6 +127,29 @@ struct Lint: ParsableCommand {
         let failed = summary.errors > 0 || (strict && summary.warnings > 0)
         if let stamp { try writeStamp(stamp, passed: !failed) }
         if failed { throw ExitCode.diagnosticsFound }
+    }
+
+    /// The GraphQL checks: the schema (exit 2 when it cannot be used), the operation documents, the rules.
+    private func lintGraphQL(schemaPath: String, folders: [URL], cwd: URL, displayBase: URL?) throws -> GraphQLLinter.Report {
+        let schema: GraphQLSchemaDocument
+        do {
+            schema = try GraphQLSchemaDocument.load([URL(fileURLWithPath: schemaPath, relativeTo: cwd)], displayBase: displayBase)
+        } catch {
+            for problem in error.problems {
+                FileHandle.standardError.write(Data("stublint: error: \(problem) [\(DiagnosticCode.unreadableGraphQLSchema.rawValue)]\n".utf8))
+            }
+            throw ExitCode.badInput
+        }
+        var documents: GraphQLOperationDocuments? = nil
+        if let operations {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: operations, isDirectory: &isDirectory), isDirectory.boolValue else {
+                FileHandle.standardError.write(Data("stublint: error: no such folder of operation documents '\(operations)'\n".utf8))
+                throw ExitCode.badInput
+            }
+            documents = GraphQLOperationDocuments.load(folder: URL(fileURLWithPath: operations, relativeTo: cwd), schema: schema, displayBase: displayBase)
+        }
+        return GraphQLLinter(schema: schema, documents: documents, displayBase: displayBase).lint(folders: folders, coverage: coverage)
     }
 
     /// The stamp's whole text: a Swift comment, as the plugin hands it to the compiler.

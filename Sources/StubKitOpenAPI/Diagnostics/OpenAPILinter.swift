@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// Checks loaded bundles against an OpenAPI document: every rule's operation, status, content type
 /// and JSON body, and (for coverage) the operations no rule stubs.

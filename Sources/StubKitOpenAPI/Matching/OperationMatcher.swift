@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// Finds the operations of an OpenAPI document that a rule's method, host and path stand for.
 ///

@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// Writes a starting bundle from an OpenAPI document through StubKit's bundle writer: one rule per
 /// operation and documented status, bodies from the examples.

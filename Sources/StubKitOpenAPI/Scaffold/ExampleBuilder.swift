@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// The example body of a documented response: the media type's `example`, the first of its
 /// `examples`, else one put together from the schema's own examples and types (as Prism does).

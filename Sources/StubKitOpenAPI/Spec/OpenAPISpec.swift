@@ -17,6 +17,7 @@ import Foundation
 import OpenAPIKit
 import OpenAPIKit30
 import StubKit
+import StubKitDocuments
 import Yams
 
 /// How a document's schemas are read.

@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import StubKit
+import StubKitDocuments
 
 /// One operation of an OpenAPI document: a method on a path template, with its responses.
 package struct SpecOperation: Sendable {

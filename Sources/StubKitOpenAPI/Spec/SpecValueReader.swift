@@ -74,11 +74,6 @@ enum SpecValueReader {
 }
 
 extension SourceValue {
-    /// The value of `key` in a dictionary (the first, if repeated).
-    subscript(key: String) -> SourceValue? {
-        dictionaryValue?.first { $0.key == key }?.value
-    }
-
     /// The value at a JSON pointer (`/components/schemas/Pet`, `~1` for `/`, `~0` for `~`).
     func value(atPointer pointer: String) -> SourceValue? {
         // `#str` names a `$anchor`, not a place: no value is found rather than the whole document.
