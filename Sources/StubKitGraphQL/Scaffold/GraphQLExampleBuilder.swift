@@ -6,9 +6,10 @@ import StubKit
 /// screen built on the stub shows something in every place.
 ///
 /// Keys are the response keys (aliases) in the order selected. On an interface or union the value is
-/// of the possible type whose name sorts first (`__typename` says which), with that type's fields:
-/// sorted by name rather than the schema's order, so splitting or reordering the schema's files does
-/// not change the example. Lists hold one element; nullable fields are filled; `@skip`/`@include`
+/// of the possible type the operation selects the most keys of (its inline fragments' fields), the
+/// name that sorts first among equals; `__typename` says which. Not simply the first type: a search
+/// over a union of eight types that selects fields of two would otherwise show an empty row. By name,
+/// not the schema's order, so splitting or reordering the schema's files does not change the example. Lists hold one element; nullable fields are filled; `@skip`/`@include`
 /// fields are included; enums take their first value; an `ID` is `<type>-1`; custom scalars are strings
 /// (a date, a URL, an e-mail address where the scalar's name says so, else the scalar's name).
 /// The same inputs always give the same value.
@@ -28,7 +29,8 @@ struct GraphQLExampleBuilder {
     }
 
     private func object(_ shape: GraphQLSelectionShape, budget: inout Int) throws(GraphQLShapeError) -> SourceValue {
-        guard let typeName = shape.possibleTypes.sorted().first, let fields = shape.fields(for: typeName) else {
+        let chosen = shape.fieldsByType.min { a, b in a.fields.count != b.fields.count ? a.fields.count > b.fields.count : a.typeName < b.typeName }
+        guard let typeName = chosen?.typeName, let fields = chosen?.fields else {
             // An interface nothing implements: no value of it can exist.
             return SourceValue(.null)
         }

@@ -23,10 +23,11 @@ struct GraphQLScaffoldInputTests {
 
     @Test("a schema that does not parse: exit 2, its file:line:column, nothing written")
     func schemaDoesNotParse() throws {
-        let (output, bundle, _) = try Self.scaffold(["schema.graphqls": "type Query {\n  name: String\n  broken(: Int\n}\n", "ops/A.graphql": "query A { name }"])
+        let (output, bundle, work) = try Self.scaffold(["schema.graphqls": "type Query {\n  name: String\n  broken(: Int\n}\n", "ops/A.graphql": "query A { name }"])
         #expect(output.status == 2, "\(output.stdout)\(output.stderr)")
         #expect(output.stderr.contains("schema.graphqls:3:10: "), "\(output.stderr)")
         #expect(!FileManager.default.fileExists(atPath: bundle.path))
+        withExtendedLifetime(work) {}
     }
 
     @Test("a folder with no operations (none at all, or only fragments): exit 2, nothing written")
@@ -40,11 +41,12 @@ struct GraphQLScaffoldInputTests {
         #expect(fragments.output.status == 2, "\(fragments.output.stdout)\(fragments.output.stderr)")
         #expect(fragments.output.stderr.contains("no named operation in the operation documents; nothing written"), "\(fragments.output.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fragments.bundle.path))
+        withExtendedLifetime((empty, fragments)) {}
     }
 
     @Test("a malformed document and an operation the schema rejects are reported with their places and left out; the others are written, exit 1")
     func problemsLeaveOperationsOut() throws {
-        let (output, bundle, _) = try Self.scaffold([
+        let (output, bundle, work) = try Self.scaffold([
             "schema.graphqls": Self.schema,
             "ops/Good.graphql": "query Good { node { id name } }",
             "ops/Broken.graphql": "query Broken {\n  node { id\n",
@@ -58,6 +60,7 @@ struct GraphQLScaffoldInputTests {
         #expect(output.stdout.contains("error: ops/Anonymous.graphql:1:1: an operation without a name"), "\(output.stdout)")
         let rules = try String(contentsOf: bundle.appendingPathComponent("stubsRules.json"), encoding: .utf8)
         #expect(rules.contains("\"Good\"") && !rules.contains("Wrong") && !rules.contains("Broken"), "\(rules)")
+        withExtendedLifetime(work) {}
     }
 
     @Test("a selection nested deeper than the shape's budget is refused with its place, in time")
@@ -65,12 +68,13 @@ struct GraphQLScaffoldInputTests {
         let depth = 80
         let query = "query Deep { node { " + String(repeating: "child { ", count: depth) + "id" + String(repeating: " }", count: depth) + " } }\nquery Shallow { node { id } }\n"
         let started = Date()
-        let (output, bundle, _) = try Self.scaffold(["schema.graphqls": Self.schema, "ops/Deep.graphql": query])
+        let (output, bundle, work) = try Self.scaffold(["schema.graphqls": Self.schema, "ops/Deep.graphql": query])
         #expect(Date().timeIntervalSince(started) < 60)
         #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("error: ops/Deep.graphql:1:"), "\(output.stdout)")
         #expect(output.stdout.contains("the response nests deeper than 64 objects (operation Deep not written)"), "\(output.stdout)")
         #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("Shallow.json").path))
+        withExtendedLifetime(work) {}
     }
 
     @Test("fragments that double the example at every level stop at the example's budget, in time")
@@ -81,12 +85,13 @@ struct GraphQLScaffoldInputTests {
         for level in 0..<levels { text += "fragment F\(level) on Item { left { ...F\(level + 1) } right { ...F\(level + 1) } }\n" }
         text += "fragment F\(levels) on Item { id }\nquery Small { node { id } }\n"
         let started = Date()
-        let (output, bundle, _) = try Self.scaffold(["schema.graphqls": Self.schema, "ops/Wide.graphql": text])
+        let (output, bundle, work) = try Self.scaffold(["schema.graphqls": Self.schema, "ops/Wide.graphql": text])
         #expect(Date().timeIntervalSince(started) < 60)
         #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("error: ops/Wide.graphql:"), "\(output.stdout)")
         #expect(output.stdout.contains("the example answer would hold more than 100000 values (fragments spread in several places multiply them) (operation Wide not written)"), "\(output.stdout)")
         #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("Small.json").path))
+        withExtendedLifetime(work) {}
     }
 
     @Test("--openapi and --graphql-schema: one of the two, and the GraphQL flags only with --graphql-schema",
@@ -102,16 +107,18 @@ struct GraphQLScaffoldInputTests {
         #expect(output.status == 64, "\(output.stdout)\(output.stderr)")
         #expect(output.stderr.contains(message), "\(output.stderr)")
         #expect(!FileManager.default.fileExists(atPath: work.url.appendingPathComponent("b").path))
+        withExtendedLifetime(work) {}
     }
 
     @Test("--host and --path go into every rule")
     func hostAndPath() throws {
-        let (output, bundle, _) = try Self.scaffold(["schema.graphqls": Self.schema, "ops/A.graphql": "query A { items { id } }"],
+        let (output, bundle, work) = try Self.scaffold(["schema.graphqls": Self.schema, "ops/A.graphql": "query A { items { id } }"],
                                                    extra: ["--host", "api.shop.test", "--path", "/api/gql"])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         let rules = try String(contentsOf: bundle.appendingPathComponent("stubsRules.json"), encoding: .utf8)
         #expect(rules.components(separatedBy: #""host": "api.shop.test""#).count == 3, "\(rules)")
         #expect(rules.components(separatedBy: #""path": "/api/gql""#).count == 3, "\(rules)")
+        withExtendedLifetime(work) {}
     }
 }
 #endif

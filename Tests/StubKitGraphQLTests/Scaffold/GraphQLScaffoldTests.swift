@@ -47,6 +47,11 @@ struct GraphQLScaffoldTests {
         let lint = try ChildProcess.run("stublint", arguments: ["lint", "--strict", bundle.path])
         #expect(lint.status == 0, "\(lint.stdout)\(lint.stderr)")
         #expect(lint.stdout == "0 errors, 0 warnings, 0 notes in 1 bundle (5 rules)\n", "\(lint.stdout)")
+        // And against the schema: each example fits its operation's selection set.
+        let checked = try ChildProcess.run("stublint", arguments: ["lint", "--strict", bundle.path, "--graphql-schema", Self.schema, "--operations", Self.operations],
+                                           currentDirectory: PackagePaths.root)
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout == "0 errors, 0 warnings, 0 notes in 1 bundle (5 rules)\n", "\(checked.stdout)")
         // The union's first possible type by name, with its inline fragment's fields under their aliases.
         #expect(String(decoding: files["Search.json"] ?? Data(), as: UTF8.self) == """
             {
@@ -71,6 +76,7 @@ struct GraphQLScaffoldTests {
         #expect(restaurant["cuisines"] as? [String] == ["PIZZA"])
         #expect(restaurant["opensAt"] as? String == "2024-05-01T12:30:00Z")
         #expect(restaurant["name"] as? String == "Restaurant name")
+        withExtendedLifetime(work) {}
     }
 
     @Test("the same inputs write a byte-identical bundle")
@@ -81,6 +87,7 @@ struct GraphQLScaffoldTests {
         let a = Self.files(in: first.bundle), b = Self.files(in: second.bundle)
         #expect(a.count == 6)
         #expect(a == b, "\(a.keys.filter { a[$0] != b[$0] }.sorted())")
+        withExtendedLifetime(work) {}
     }
 
     @Test("an engine over the bundle answers each operation's document, sent as a POST, with its example")
@@ -106,6 +113,7 @@ struct GraphQLScaffoldTests {
                                             headers: ["Content-Type": "application/json"])
         #expect(hashOnly.text?.contains("PERSISTED_QUERY_NOT_FOUND") == true, "\(hashOnly.text ?? "")")
         withExtendedLifetime(engine) {}
+        withExtendedLifetime(work) {}
     }
 
     @Test("graphql-core executes each operation over its example and gets the example back",
@@ -117,6 +125,62 @@ struct GraphQLScaffoldTests {
         let verdicts = try GraphQLExampleChecker.check(schema: [PackagePaths.root.appendingPathComponent(Self.schema)],
                                                        operations: PackagePaths.root.appendingPathComponent(Self.operations), bundle: bundle)
         #expect(verdicts == Self.written.map { "\($0): ok" })
+        withExtendedLifetime(work) {}
+    }
+
+    /// Operations against GitHub's public schema: interfaces (`owner`, `author`, `starrable`), a union
+    /// (`search`) with inline fragments and an alias, a fragment in another file, custom scalars.
+    static let githubOperations = [
+        "Repo.graphql": """
+            query Repo($owner: String!, $name: String!) {
+              repository(owner: $owner, name: $name) {
+                id
+                nameWithOwner
+                stargazers { totalCount }
+                createdAt
+                url
+                owner {
+                  __typename
+                  login
+                  avatarUrl
+                  ... on User { name bio }
+                  ... on Organization { description }
+                }
+                issues(first: 10, states: [OPEN]) { totalCount nodes { ...IssueRow } }
+              }
+            }
+            """,
+        "IssueRow.graphql": "fragment IssueRow on Issue { number title author { login } labels(first: 5) { nodes { name color } } }\n",
+        "Find.graphql": """
+            query Find($q: String!) {
+              search(query: $q, type: REPOSITORY, first: 5) {
+                repositoryCount
+                nodes { __typename ... on Repository { fullName: nameWithOwner stargazers { totalCount } } ... on User { login } }
+              }
+            }
+            """,
+        "Star.graphql": "mutation Star($id: ID!) { addStar(input: { starrableId: $id }) { starrable { id viewerHasStarred } } }\n",
+    ]
+
+    @Test("GitHub's public schema: the scaffolded bundle lints clean against it, and graphql-core finds each example a valid answer",
+          .enabled(if: PublicSchemaTests.available, "run .ci/test-deps to fetch the public GraphQL documents (CI requires them)"))
+    func githubSchema() throws {
+        let schema = PublicSchemaTests.documents.appendingPathComponent("github_schema.graphql")
+        try #require(FileManager.default.fileExists(atPath: schema.path), "run .ci/test-deps: it fetches \(schema.lastPathComponent)")
+        let work = try GraphQLFixtures.folder(Dictionary(uniqueKeysWithValues: Self.githubOperations.map { ("operations/\($0.key)", $0.value) }))
+        let (scaffold, bundle) = try Self.scaffold(["--graphql-schema", schema.path, "--operations", work.url.appendingPathComponent("operations").path], in: work)
+        #expect(scaffold.status == 0, "\(scaffold.stdout)\(scaffold.stderr)")
+        #expect(scaffold.stdout.hasPrefix("wrote 4 rules for 3 operations to "), "\(scaffold.stdout)")
+        let lint = try ChildProcess.run("stublint", arguments: ["lint", "--strict", bundle.path, "--graphql-schema", schema.path,
+                                                                "--operations", work.url.appendingPathComponent("operations").path, "--coverage"])
+        #expect(lint.stdout == "0 errors, 0 warnings, 0 notes in 1 bundle (4 rules)\n3 of 3 operations stubbed\n", "\(lint.stdout)\(lint.stderr)")
+        // The union's value is of the type the operation selects the most keys of, not an empty first member.
+        let find = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("Find.json"))) as? [String: Any])
+        let node = (((find["data"] as? [String: Any])?["search"] as? [String: Any])?["nodes"] as? [[String: Any]])?.first
+        #expect(node?["__typename"] as? String == "Repository" && node?["fullName"] as? String != nil, "\(find)")
+        let verdicts = try GraphQLExampleChecker.check(schema: [schema], operations: work.url.appendingPathComponent("operations"), bundle: bundle)
+        #expect(verdicts == ["Find: ok", "Repo: ok", "Star: ok"])
+        withExtendedLifetime(work) {}
     }
 }
 #endif
