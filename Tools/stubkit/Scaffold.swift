@@ -19,8 +19,8 @@ struct Scaffold: ParsableCommand {
         fits the operation's selection set, plus a rule for Apollo's persisted-query handshake. \
         Operations the schema rejects are reported and left out; subscriptions are left out with a note.
 
-        Exit status: 0 written, 1 written with problems or notes (OpenAPI responses or GraphQL \
-        operations left out), 2 unreadable input or unusable destination.
+        Exit status: 0 written, 1 written with OpenAPI responses or GraphQL operations left out for \
+        a problem (a subscription's note alone is not one), 2 unreadable input or unusable destination.
         """
     )
 
