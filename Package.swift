@@ -127,10 +127,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Tools"])),
             ]
         ),
-        // `stubkit import|export|migrate|serve|scaffold`: the command line over StubKitImport, StubKitServer and StubKitOpenAPI.
+        // `stubkit import|export|migrate|serve|scaffold`: the command line over StubKitImport, StubKitServer, StubKitOpenAPI and StubKitGraphQL.
         .executableTarget(
             name: "stubkit",
-            dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
+            dependencies: ["StubKitImport", "StubKitServer", "StubKitOpenAPI", "StubKitGraphQL", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Tools/stubkit"
         ),
         // A hello-world on the server's engine (SwiftNIO, same pipeline): the floor the local server's

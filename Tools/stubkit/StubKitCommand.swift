@@ -1,5 +1,5 @@
 #if Tools
-// stubkit: bring stubs and traffic from other tools into StubKit bundles, bundles out as HAR, serve them over HTTP, and start one from an OpenAPI document.
+// stubkit: bring stubs and traffic from other tools into StubKit bundles, bundles out as HAR, serve them over HTTP, and start one from an OpenAPI document or a GraphQL schema.
 // Subcommands are separate types, so `serve`, `scaffold` and `migrate` can join `import` and `export`.
 import ArgumentParser
 import Foundation
@@ -10,7 +10,7 @@ import StubKitImport
 struct StubKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stubkit",
-        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles; serve bundles over HTTP; scaffold a bundle from an OpenAPI document.",
+        abstract: "Import HAR, WireMock, Mocktail and cassette files into StubKit bundles; export bundles as HAR; migrate legacy bundles; serve bundles over HTTP; scaffold a bundle from an OpenAPI document or a GraphQL schema and operations.",
         version: StubKitVersion.current,
         subcommands: [Import.self, Export.self, Migrate.self, Serve.self, Scaffold.self]
     )

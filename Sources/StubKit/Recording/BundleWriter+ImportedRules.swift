@@ -27,6 +27,8 @@ extension BundleWriter {
         package var setState: String?
         /// Written as `template: true`: the response's `{{…}}` placeholders are filled per request.
         package var template = false
+        /// The response file's name without its extension (default `METHOD_path`); made unique like the default.
+        package var fileBaseName: String?
 
         package init() {}
 

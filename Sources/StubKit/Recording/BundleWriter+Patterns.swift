@@ -80,6 +80,10 @@ extension BundleWriter {
             return mapped.split(separator: "_").joined(separator: "_")
         }.filter { !$0.isEmpty }
         var base = ([request.method] + (segments.isEmpty ? ["root"] : segments)).joined(separator: "_")
+        if let chosen = request.options.fileBaseName.map({ String($0.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" }) }),
+           !chosen.isEmpty {
+            base = chosen
+        }
         if base.count > 80 { base = String(base.prefix(80)) }
         let suffix = ext.isEmpty ? "" : "." + ext
         var name = base + suffix
