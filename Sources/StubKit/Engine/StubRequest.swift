@@ -121,11 +121,17 @@ public struct StubRequest: Sendable {
             }
         }
         storage = SharedParts(Parts(method: Self.asciiCased(method, upper: true), url: url, headers: lowered, body: body,
-                                bodyCache: body.map { _ in RequestBodyCache() }, bodyPending: false,
+                                bodyCache: body != nil || Self.mayCarryGraphQL(items) ? RequestBodyCache() : nil, bodyPending: false,
                                 scheme: Self.asciiCased(url.scheme ?? "", upper: false),
                                 host: Self.asciiCased(url.host ?? "", upper: false),
                                 pathSegments: pathSegments, queryItems: items,
                                 comparableQueryItems: escaped ? comparableItems : items))
+    }
+
+    /// Whether a body-less request may be GraphQL over GET (a `query` or `extensions` item): such a
+    /// request gets a cache too, so its document is read once, not once per rule that looks at it.
+    private static func mayCarryGraphQL(_ items: [(name: String, value: String)]) -> Bool {
+        items.contains { $0.name == "query" || $0.name == "extensions" }
     }
 
     /// The text upper- or lower-cased as `uppercased()`/`lowercased()` would, without building a new
@@ -165,8 +171,8 @@ public struct StubRequest: Sendable {
         return bodyCache.json(of: body)
     }
 
-    /// The GraphQL operations the request carries (``GraphQLPayload``), read once per request with a
-    /// body; `nil` when it is not GraphQL over HTTP.
+    /// The GraphQL operations the request carries (``GraphQLPayload``), read once per request (with a
+    /// body, or with GraphQL's fields in its URL); `nil` when it is not GraphQL over HTTP.
     package var graphQL: GraphQLPayload? {
         guard let cache = storage.parts.bodyCache else { return GraphQLPayload(self) }
         if let known = cache.graphQL { return known }

@@ -54,11 +54,11 @@ package struct GraphQLCondition: Sendable, Hashable {
         }
         if let variables, !(operation.variables ?? .object([:])).contains(variables) {
             guard report(Mismatch(field: "graphql variables", expected: "containing \(variables)",
-                                  actual: operation.variables?.description ?? "no variables")) else { return }
+                                  actual: Self.preview(operation.variables))) else { return }
         }
         if let variablesEqual, (operation.variables ?? .object([:])) != variablesEqual {
             guard report(Mismatch(field: "graphql variables", expected: "equal to \(variablesEqual)",
-                                  actual: operation.variables?.description ?? "no variables")) else { return }
+                                  actual: Self.preview(operation.variables))) else { return }
         }
         if let persistedQuery, operation.persistedQueryHash != persistedQuery {
             guard report(Mismatch(field: "graphql persistedQuery", expected: persistedQuery,
@@ -68,6 +68,14 @@ package struct GraphQLCondition: Sendable, Hashable {
             guard report(Mismatch(field: "graphql document", expected: document == .present ? "the document sent" : "only the persisted query hash",
                                   actual: operation.document == nil ? "no document" : "the document")) else { return }
         }
+    }
+
+    /// The request's variables as a report shows them: cut as a body preview is, so a report (which an
+    /// app may log) never carries a large or sensitive payload whole.
+    static func preview(_ variables: JSONValue?) -> String {
+        guard let text = variables?.description else { return "no variables" }
+        guard text.utf8.count > 120 else { return text }
+        return String(decoding: text.utf8.prefix(120), as: UTF8.self) + "…"
     }
 
     /// Whether every request `other` accepts is accepted by this condition (for the overlap check):

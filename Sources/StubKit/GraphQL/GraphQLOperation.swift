@@ -73,6 +73,12 @@ package struct GraphQLOperation: Sendable, Hashable {
         }
     }
 
+    /// Whether the request really reads as a GraphQL operation: its document parsed, or it names an
+    /// operation or sends a persisted query's hash. (A REST call's `?query=pizza` does not.)
+    package var isRecognized: Bool {
+        type != nil || sentName != nil || persistedQueryHash != nil
+    }
+
     /// `query GetMenu`, `anonymous mutation`, `operation GetMenu` (no document): how reports name it.
     package var summary: String {
         let kind = type?.rawValue ?? "operation"

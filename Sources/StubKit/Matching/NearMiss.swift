@@ -64,7 +64,10 @@ package struct UnmatchedRequestReport: Sendable, CustomStringConvertible {
     package var description: String {
         guard operations.isEmpty else { return batchDescription }
         var text = "StubKit kill switch: no stub answers \(request.method) \(request.url.absoluteString)"
-        if let graphQL = request.graphQL { text += " (GraphQL " + graphQL.operations.map(\.summary).joined(separator: ", ") + ")" }
+        // Only what reads as GraphQL: a REST call with `?query=pizza` is no operation.
+        if let graphQL = request.graphQL, graphQL.operations.allSatisfy(\.isRecognized) {
+            text += " (GraphQL " + graphQL.operations.map(\.summary).joined(separator: ", ") + ")"
+        }
         text += bundlesText + "; the request was not sent to the network."
         if !nearMisses.isEmpty {
             text += " Closest rules: " + nearMisses.map(\.description).joined(separator: " | ")

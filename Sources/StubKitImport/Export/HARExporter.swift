@@ -93,6 +93,15 @@ package struct HARExporter: Sendable {
             let text = if case .equals = condition { PercentEncoding.queryText(comparable: value) } else { PercentEncoding.queryText(decoded: value) }
             query.append((PercentEncoding.queryText(comparable: name), text))
         }
+        // GraphQL over GET carries its fields in the URL, as JSON text for variables and extensions.
+        let graphQL = conditions.graphQL.map { self.graphQLFields($0, bodyConditions: conditions.body, note: note) }
+        if method == "GET", let graphQL {
+            for name in ["query", "operationName", "variables", "extensions"] {
+                guard let value = graphQL[name] else { continue }
+                let text = if case .string(let string) = value { string } else { value.description }
+                query.append((name, PercentEncoding.queryText(decoded: text)))
+            }
+        }
         let queryString = (sampled?.queryItems ?? []) + query.map { (PercentEncoding.decoded($0.name[...]), PercentEncoding.decoded($0.value[...])) }
         if !query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -104,7 +113,8 @@ package struct HARExporter: Sendable {
         }
         var harRequest = HAR.Request(method: method, url: url, headers: headers,
                                      queryString: queryString.map { HAR.NameValue(name: $0.name, value: $0.value) }, bodySize: 0)
-        if let (text, mimeType) = conditions.graphQL.flatMap({ graphQLBody($0, bodyConditions: conditions.body, note: note) }) ?? body(conditions.body, note: note) {
+        let graphQLBody = method == "GET" ? nil : graphQL.map { (JSONValue.object($0).description, "application/json") }
+        if let (text, mimeType) = graphQLBody ?? body(conditions.body, note: note) {
             harRequest.postData = HAR.PostData(mimeType: mimeType, text: text)
             harRequest.bodySize = text.utf8.count
         }
@@ -125,10 +135,10 @@ package struct HARExporter: Sendable {
         }
     }
 
-    /// A GraphQL request the condition accepts: the operation's name, a minimal document of its type
-    /// (none for a hash-only persisted query), its variables and its hash, so an import reads the same
-    /// condition back.
-    private func graphQLBody(_ condition: GraphQLCondition, bodyConditions: [BodyMatcher], note: (String) -> Void) -> (String, String)? {
+    /// The fields of a GraphQL request the condition accepts: the operation's name, a minimal document of
+    /// its type (none for a hash-only persisted query), its variables and its hash, so an import reads
+    /// the same condition back.
+    private func graphQLFields(_ condition: GraphQLCondition, bodyConditions: [BodyMatcher], note: (String) -> Void) -> [String: JSONValue] {
         if !bodyConditions.isEmpty { note("the rule's requestBody conditions are not exported beside its graphql condition") }
         var fields: [String: JSONValue] = [:]
         if let name = condition.operationName { fields["operationName"] = .string(name) }
@@ -143,7 +153,7 @@ package struct HARExporter: Sendable {
             let hash = condition.persistedQuery ?? String(repeating: "0", count: 64)
             fields["extensions"] = .object(["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])])
         }
-        return (JSONValue.object(fields).description, "application/json")
+        return fields
     }
 
     private func body(_ matchers: [BodyMatcher], note: (String) -> Void) -> (String, String)? {

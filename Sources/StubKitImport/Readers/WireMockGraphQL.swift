@@ -67,7 +67,13 @@ enum WireMockGraphQL {
             return Reading(notes: ["the GraphQL request is not readable; not carried over"])
         }
         if let problem = operation.problem {
-            return Reading(notes: ["the GraphQL document cannot be matched by operation (\(problem)); not carried over, the rule ignores the body"])
+            // Dropping the condition would let the rule answer every operation on its path: keep the
+            // document's text as the body condition instead.
+            guard anonymousBody, let document = operation.document else {
+                return Reading(notes: ["the GraphQL document cannot be matched by operation (\(problem)); not carried over, the rule ignores the body"])
+            }
+            return Reading(body: .containsJSON(CanonicalJSON.string(["query": document])),
+                           notes: ["the GraphQL document cannot be matched by operation (\(problem)); it is matched by its text, whitespace and all"])
         }
         var condition = BundleWriter.GraphQLConditions(operationName: operation.name, operationType: operation.type)
         let variables = (fields["variables"] as? [String: Any]) ?? [:]

@@ -32,5 +32,25 @@ struct GraphQLExportTests {
             #expect(match.rule.name == name, "\(body)")
         }
     }
+
+    @Test("a GraphQL rule for GET is exported with its fields in the URL, not a body, and answered by its rule")
+    func getIsExportedInTheURL() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try folder.bundle("g", ["stubsRules.json": #"""
+        [{ "name": "menu over GET", "method": "GET", "path": "/graphql", "host": "api.test",
+           "graphql": { "operationName": "GetMenu", "variables": { "id": "r 1+2" } }, "body": "menu" }]
+        """#])
+        let har = try JSONDecoder().decode(HAR.self, from: try HARExporter().export([bundle]).data)
+        let exported = try #require(har.log.entries.first?.request)
+        #expect(exported.method == "GET")
+        #expect(exported.postData == nil)
+        let engine = StubEngine(killSwitch: true)
+        try engine.activate(folder: bundle)
+        guard case .answer(let match) = engine.decision(for: StubRequest(method: "GET", url: URL(string: exported.url ?? "")!)) else {
+            Issue.record("the exported GET \(exported.url ?? "") is not answered")
+            return
+        }
+        #expect(match.rule.name == "menu over GET")
+    }
 }
 #endif

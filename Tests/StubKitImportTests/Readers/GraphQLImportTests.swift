@@ -95,6 +95,20 @@ struct GraphQLImportTests {
         #expect(answer(bundle, #"{"operationName":"PlaceOrder","query":"mutation PlaceOrder($cart: ID!) {placeOrder(cart: $cart) {id}}","variables":{"cart":"c1"}}"#) == "equalToJson")
     }
 
+    @Test("a graphql-body-matcher whose document names no one operation keeps its document as a body condition, so the rule does not answer every operation")
+    func wireMockUnresolvedDocument() throws {
+        let folder = try TemporaryFolder()
+        let twoOperations = "query A { a } query B { b }"
+        let wm = try wireMockRoot(folder, mappings: [
+            "two.json": #"{"request": {"method": "POST", "urlPath": "/graphql", "customMatcher": {"name": "graphql-body-matcher", "parameters": {"query": \#(Self.quoted(twoOperations))}}}, "response": {"status": 200, "body": "two"}}"#,
+        ])
+        let bundle = folder.url.appendingPathComponent("b")
+        let report = try importFiles([wm], to: bundle)
+        #expect(report.notes.contains { $0.message.contains("matched by its text") }, "\(report.notes)")
+        #expect(answer(bundle, #"{"query":"\#(twoOperations)"}"#) == "two")
+        #expect(answer(bundle, #"{"query":"query GetMenu { restaurant(id: 1) { id } }"}"#) == nil)
+    }
+
     @Test("a custom matcher of another name is noted, not carried over")
     func otherCustomMatcher() throws {
         let folder = try TemporaryFolder()

@@ -178,4 +178,34 @@ struct GraphQLMatchingTests {
         let request = StubRequest(method: "POST", url: URL(string: Self.endpoint)!, body: Data(Self.json(["query": "query Op7 { a }"]).utf8))
         #expect(index.candidates(for: request) == [7])
     }
+
+    @Test("a GraphQL GET is read once and kept with the request, as a body is")
+    func getReadOnce() {
+        let request = StubRequest(url: URL(string: Self.endpoint + "?query=query%20GetMenu%20%7B%20a%20%7D")!)
+        #expect(!request.holdsDecodedBody)
+        #expect(request.graphQL?.operations.first?.name == "GetMenu")
+        #expect(request.holdsDecodedBody, "the reading is kept for the next rule that looks")
+        // A REST GET without GraphQL's fields carries no cache at all.
+        #expect(!StubRequest(url: URL(string: "https://api.test/search?q=pizza")!).holdsDecodedBody)
+    }
+
+    @Test("a report names a request GraphQL only when it reads as GraphQL, and cuts long variables")
+    func reportsSayOnlyWhatTheyKnow() throws {
+        let (engine, _, _) = try session(rules: #"[{ "path": "/**", "graphql": { "operationName": "Login", "variables": { "user": "bob" } }, "body": "ok" }]"#)
+        guard case .refuse(let rest) = engine.decision(for: StubRequest(url: URL(string: "https://api.test/search?query=pizza")!)) else {
+            Issue.record("answered")
+            return
+        }
+        #expect(rest.description.contains("no stub answers GET https://api.test/search?query=pizza (active bundles"), "\(rest)")
+        let long = String(repeating: "A", count: 3_000)
+        let request = StubRequest(method: "POST", url: URL(string: Self.endpoint)!,
+                                  body: Data(Self.json(["query": "query Login { me }", "variables": ["user": "alice", "blob": long]]).utf8))
+        guard case .refuse(let report) = engine.decision(for: request) else {
+            Issue.record("answered")
+            return
+        }
+        let variables = try #require(report.nearMisses.first?.mismatches.first { $0.field == "graphql variables" })
+        #expect(variables.actual.utf8.count <= 124 && variables.actual.hasSuffix("…"), "\(variables.actual.count) characters")
+        #expect(report.description.contains("(GraphQL query Login)"))
+    }
 }
