@@ -32,21 +32,27 @@ extension StubEngine {
             return (shared.index, decisions)
         }
         var matches: [StubMatch] = []
-        var unanswered: [UnmatchedRequestReport.UnansweredOperation] = []
+        var unansweredPositions: [Int] = []
         var failed: Decision?
         for (position, decision) in decisions.enumerated() {
             switch decision {
             case .answer(let match)?:
                 matches.append(match)
             case nil:
-                unanswered.append(.init(label: batch.label(position),
-                                        nearMisses: NearMiss.closest(to: batch.requests[position], in: index, states: states)))
+                unansweredPositions.append(position)
             case let other?:
                 failed = failed ?? other
             }
         }
-        guard unanswered.isEmpty else {
+        guard unansweredPositions.isEmpty else {
             guard killSwitch, !(recorder?.records(request) ?? false) else { return .passThrough }
+            // Near misses look at every rule: for the first few unanswered operations only, so a batch of
+            // thousands costs no more to refuse than a few requests.
+            let unanswered = unansweredPositions.enumerated().map { n, position in
+                UnmatchedRequestReport.UnansweredOperation(
+                    label: batch.label(position),
+                    nearMisses: n < Self.batchOperationsExplained ? NearMiss.closest(to: batch.requests[position], in: index, states: states) : [])
+            }
             return .refuse(UnmatchedRequestReport(request: request, bundles: activeTemplates,
                                                   nearMisses: unanswered.flatMap(\.nearMisses), operations: unanswered,
                                                   operationCount: batch.operations.count))
@@ -54,6 +60,9 @@ extension StubEngine {
         if let failed { return failed }
         return .answer(batch.answer(matches, now: now))
     }
+
+    /// How many unanswered operations of a refused batch get their near misses.
+    static let batchOperationsExplained = 10
 
     /// Whether some operation of a GraphQL batch could be answered: `canInit` then takes the request,
     /// which no rule answers as a whole.

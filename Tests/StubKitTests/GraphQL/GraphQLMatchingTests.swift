@@ -208,4 +208,19 @@ struct GraphQLMatchingTests {
         #expect(variables.actual.utf8.count <= 124 && variables.actual.hasSuffix("…"), "\(variables.actual.count) characters")
         #expect(report.description.contains("(GraphQL query Login)"))
     }
+
+    @Test("a refused batch of many unknown operations names each, and looks for near misses of the first ten only")
+    func largeRefusedBatch() throws {
+        let (engine, _, _) = try session(rules: #"[{ "path": "/graphql", "graphql": { "operationName": "GetMenu" }, "body": "menu" }]"#)
+        let operations = (0..<40).map { ["query": "query Op\($0) { a }"] }
+        let body = try JSONSerialization.data(withJSONObject: operations)
+        guard case .refuse(let report) = engine.decision(for: StubRequest(method: "POST", url: URL(string: Self.endpoint)!, body: body)) else {
+            Issue.record("the batch was answered")
+            return
+        }
+        #expect(report.operations.count == 40)
+        #expect(report.operations.prefix(10).allSatisfy { !$0.nearMisses.isEmpty })
+        #expect(report.operations.dropFirst(10).allSatisfy { $0.nearMisses.isEmpty })
+    }
 }
+
