@@ -85,10 +85,24 @@ package struct ResponseBodySource: Sendable {
         }
     }
 
+    /// The body read as JSON.
+    package enum Parsed: Sendable {
+        case value(SourceValue)
+        /// Not JSON, and nothing else reports it: `the body is not JSON (…)`, for a note at ``bodyKey``.
+        case notJSON(String)
+        /// Not JSON, which the bundle's own checks report (SK032).
+        case reportedByBundle
+    }
+
     /// The body as a JSON value: the written one, or the text parsed.
-    package func parse() throws(SourceSyntaxError) -> SourceValue {
-        if let written { return written }
-        return try JSONSourceParser().parse(text)
+    package func parse() -> Parsed {
+        if let written { return .value(written) }
+        do {
+            return .value(try JSONSourceParser().parse(text))
+        } catch {
+            if notJSONIsReportedByBundle { return .reportedByBundle }
+            return .notJSON("the body\(markers == nil ? "" : ", rendered with placeholder values,") is not JSON (\(error.message))")
+        }
     }
 
     /// Where a problem found at `position` of the parsed value is reported.
@@ -99,11 +113,6 @@ package struct ResponseBodySource: Sendable {
     /// A problem's message, naming the rule that serves a response file.
     package func message(_ text: String) -> String {
         servedBy.map { "\(text) (served by \($0))" } ?? text
-    }
-
-    /// `, rendered with placeholder values,` for a template, for a note that the body is not JSON.
-    package var renderedNote: String {
-        markers == nil ? "" : ", rendered with placeholder values,"
     }
 }
 #endif

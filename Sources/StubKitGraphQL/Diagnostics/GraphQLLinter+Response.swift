@@ -17,14 +17,13 @@ extension GraphQLLinter {
         // A response file that cannot be read: the bundle's own checks report it (SK030).
         guard let body = ResponseBodySource(response, of: rule, at: tree, displayBase: displayBase) else { return [] }
         let value: SourceValue
-        do {
-            value = try body.parse()
-        } catch {
-            // A response file that is not JSON: the bundle's own check reports it (SK032), except for a
-            // `.txt` file, which it takes as text on purpose; then say here that it was not checked.
-            if body.notJSONIsReportedByBundle { return [] }
+        switch body.parse() {
+        case .value(let parsed): value = parsed
+        // A response file that is not JSON: the bundle's own check reports it (SK032), except for a `.txt` file.
+        case .reportedByBundle: return []
+        case .notJSON(let problem):
             return [Diagnostic(.graphQLRuleNotChecked, file: body.bodyKey.file, position: body.bodyKey.position, keyPath: body.bodyKey.keyPath,
-                               message: "the body\(body.renderedNote) is not JSON (\(error.message)); not checked as a GraphQL response")]
+                               message: "\(problem); not checked as a GraphQL response")]
         }
         var diagnostics: [Diagnostic] = []
         if shape == nil, !operationNamed, let data = value["data"], !(data.dictionaryValue?.isEmpty ?? true) {

@@ -11,14 +11,13 @@ extension OpenAPILinter {
         // Empty, or a response file that cannot be read: the bundle's own checks report it (SK030).
         guard let body = ResponseBodySource(response, of: rule, at: tree, displayBase: displayBase) else { return [] }
         let instance: SourceValue
-        do {
-            instance = try body.parse()
-        } catch {
-            // A response file that is not JSON: the bundle's own check reports it (SK032), except for
-            // a `.txt` file, which it takes as text on purpose; then say here that it was not checked.
-            if body.notJSONIsReportedByBundle { return [] }
+        switch body.parse() {
+        case .value(let value): instance = value
+        // A response file that is not JSON: the bundle's own check reports it (SK032), except for a `.txt` file.
+        case .reportedByBundle: return []
+        case .notJSON(let problem):
             return [Diagnostic(.ruleNotChecked, file: body.bodyKey.file, position: body.bodyKey.position, keyPath: body.bodyKey.keyPath,
-                               message: "the body\(body.renderedNote) is not JSON (\(error.message)); not checked against the schema of \(operation.label)")]
+                               message: "\(problem); not checked against the schema of \(operation.label)")]
         }
         return report(validate(instance, schema, body.markers), of: body, related: related)
     }
