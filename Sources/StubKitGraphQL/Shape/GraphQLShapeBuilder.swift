@@ -6,17 +6,23 @@ import StubKit
 /// Resolves an operation's selection set against the schema into a ``GraphQLResponseShape``.
 ///
 /// Bounded: nesting deeper than ``maximumDepth`` response levels, more than ``maximumFields`` keys in
-/// all, or a fragment that spreads itself, stops with a ``GraphQLShapeError`` naming the place (the
-/// validator rejects cycles too, but the walk does not rely on it). The same selection on the same
-/// type is built once and shared, so an interface with hundreds of implementations stays cheap.
+/// all, more than ``maximumWork`` selections visited, or a fragment that spreads itself, stops with a
+/// ``GraphQLShapeError`` naming the place (the validator rejects cycles too, but the walk does not rely
+/// on it). The same selection on the same type is built once and shared, so an interface with hundreds
+/// of implementations stays cheap. As the spec's CollectFields does, one object's field collection
+/// follows each fragment once (twice when it is first spread under `@skip`/`@include` and then
+/// without), so fragments that spread others twice, thirty deep, are thirty visits and not a billion.
 package struct GraphQLShapeBuilder {
     package static let maximumDepth = 64
     package static let maximumFields = 100_000
+    /// Selections visited in all (every field, inline fragment and spread, each time it is reached).
+    package static let maximumWork = 1_000_000
 
     package let schema: GraphQLSchemaDocument
     package let documents: GraphQLOperationDocuments
     package var maximumDepth = GraphQLShapeBuilder.maximumDepth
     package var maximumFields = GraphQLShapeBuilder.maximumFields
+    package var maximumWork = GraphQLShapeBuilder.maximumWork
 
     package init(schema: GraphQLSchemaDocument, documents: GraphQLOperationDocuments) {
         self.schema = schema
@@ -32,7 +38,7 @@ package struct GraphQLShapeBuilder {
         guard let root = schema.rootType(operation.type) else {
             throw GraphQLShapeError(message: "the schema has no \(operation.type.rawValue) type", file: operation.definition.file, position: operation.definition.position)
         }
-        let walk = Walk(builder: self)
+        let walk = Walk(builder: self, operation: name, file: operation.definition.file, position: operation.definition.position)
         let data = try walk.selection(on: root.name, sets: [(operation.node.selectionSet, false)], depth: 0)
         return GraphQLResponseShape(operationName: name, operationType: operation.type, rootType: root.name, data: data)
     }
@@ -42,8 +48,18 @@ package struct GraphQLShapeBuilder {
         let builder: GraphQLShapeBuilder
         var memo: [String: GraphQLSelectionShape] = [:]
         var fieldCount = 0
+        /// Selections visited, charged each time one is reached, so repeated fragments count as often as they are walked.
+        var work = 0
+        let operation: String
+        let file: String
+        let position: SourcePosition?
 
-        init(builder: GraphQLShapeBuilder) { self.builder = builder }
+        init(builder: GraphQLShapeBuilder, operation: String, file: String, position: SourcePosition?) {
+            self.builder = builder
+            self.operation = operation
+            self.file = file
+            self.position = position
+        }
 
         var schema: GraphQLSchemaDocument { builder.schema }
 
@@ -65,8 +81,10 @@ package struct GraphQLShapeBuilder {
             for concrete in schema.possibleTypes(of: parentType) {
                 var order: [String] = []
                 var gathered: [String: Gathered] = [:]
+                // Shared by all the sets: they merge into one object, so a fragment they both spread adds nothing the second time.
+                var visited: [String: Bool] = [:]
                 for (set, conditional) in sets {
-                    try gather(set, on: concrete, conditional: conditional, fragmentPath: [], into: &gathered, order: &order)
+                    try gather(set, on: concrete, conditional: conditional, fragmentPath: [], visited: &visited, into: &gathered, order: &order)
                 }
                 let fieldMap = schema.fields(of: concrete)
                 var fields: [GraphQLResponseField] = []
@@ -105,14 +123,31 @@ package struct GraphQLShapeBuilder {
 
         /// Collects the fields a selection set gives an object of type `concrete`, following fragments
         /// whose type condition it meets.
-        func gather(_ set: SelectionSet, on concrete: String, conditional: Bool, fragmentPath: [String],
+        ///
+        /// `visited` holds the fragments already followed for this object and whether that was under
+        /// `@skip`/`@include`: a fragment followed unconditionally adds nothing when spread again; one
+        /// followed only conditionally is followed once more when spread without, since its keys are then
+        /// always present.
+        func gather(_ set: SelectionSet, on concrete: String, conditional: Bool, fragmentPath: [String], visited: inout [String: Bool],
                     into gathered: inout [String: Gathered], order: inout [String]) throws(GraphQLShapeError) {
             for selection in set.selections {
+                work += 1
+                guard work <= builder.maximumWork else {
+                    throw GraphQLShapeError(message: "operation '\(operation)' takes more than \(builder.maximumWork) steps to resolve against the schema (fragments spread in many places multiply them)",
+                                            file: file, position: position)
+                }
                 if let field = selection as? Field {
                     let key = field.alias?.value ?? field.name.value
                     let isConditional = conditional || Self.isConditional(field.directives)
                     if var known = gathered[key] {
-                        if let nested = field.selectionSet { known.subSets.append((nested, isConditional)) }
+                        if let nested = field.selectionSet {
+                            // The same node again (a fragment followed a second time): keep one entry, the unconditional one.
+                            if let same = known.subSets.firstIndex(where: { $0.0 === nested }) {
+                                known.subSets[same].1 = known.subSets[same].1 && isConditional
+                            } else {
+                                known.subSets.append((nested, isConditional))
+                            }
+                        }
                         known.isConditional = known.isConditional && isConditional
                         gathered[key] = known
                     } else {
@@ -123,7 +158,7 @@ package struct GraphQLShapeBuilder {
                 } else if let inline = selection as? InlineFragment {
                     guard inline.typeCondition.map({ applies($0.name.value, to: concrete) }) ?? true else { continue }
                     try gather(inline.selectionSet, on: concrete, conditional: conditional || Self.isConditional(inline.directives),
-                               fragmentPath: fragmentPath, into: &gathered, order: &order)
+                               fragmentPath: fragmentPath, visited: &visited, into: &gathered, order: &order)
                 } else if let spread = selection as? FragmentSpread {
                     let name = spread.name.value
                     guard !fragmentPath.contains(name) else {
@@ -131,8 +166,11 @@ package struct GraphQLShapeBuilder {
                     }
                     // An unknown fragment: the validator reports it.
                     guard let fragment = builder.documents.fragments[name], applies(fragment.typeCondition.name.value, to: concrete) else { continue }
-                    try gather(fragment.selectionSet, on: concrete, conditional: conditional || Self.isConditional(spread.directives),
-                               fragmentPath: fragmentPath + [name], into: &gathered, order: &order)
+                    let isConditional = conditional || Self.isConditional(spread.directives)
+                    if let wasConditional = visited[name], !wasConditional || isConditional { continue }
+                    visited[name] = isConditional
+                    try gather(fragment.selectionSet, on: concrete, conditional: isConditional,
+                               fragmentPath: fragmentPath + [name], visited: &visited, into: &gathered, order: &order)
                 }
             }
         }

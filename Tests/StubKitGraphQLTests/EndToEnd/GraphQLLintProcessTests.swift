@@ -56,6 +56,42 @@ struct GraphQLLintProcessTests {
         #expect(noSchema.status != 0 && noSchema.stderr.contains("--operations needs --graphql-schema"), "\(noSchema.stderr)")
     }
 
+    @Test("fragments that spread another twice, 30 deep: lint and scaffold finish, clean, with the one key")
+    func repeatedFragments() throws {
+        var ops = "query Boom { ...F30 }\nfragment F0 on Query { a }\n"
+        for i in 1...30 { ops += "fragment F\(i) on Query { ...F\(i - 1) ...F\(i - 1) }\n" }
+        let work = try GraphQLFixtures.folder([
+            "schema.graphqls": "type Query { a: String  me: User }\ntype User { id: ID! name: String }\n",
+            "ops/Boom.graphql": ops,
+            "b/stubsRules.json": #"[{"method":"POST","path":"/graphql","graphql":{"operationName":"Boom"},"json":{"data":{"a":"x"}}}]"#,
+        ])
+        let lint = try ChildProcess.run("stublint", arguments: ["lint", "b", "--graphql-schema", "schema.graphqls", "--operations", "ops"], currentDirectory: work.url)
+        #expect(lint.status == 0 && !lint.stdout.contains("[SK"), "\(lint.stdout)\(lint.stderr)")
+        let scaffold = try ChildProcess.run("stubkit", arguments: ["scaffold", "--graphql-schema", "schema.graphqls", "--operations", "ops", "--to", "s"], currentDirectory: work.url)
+        #expect(scaffold.status == 0, "\(scaffold.stdout)\(scaffold.stderr)")
+        let answer = try String(contentsOf: work.url.appendingPathComponent("s/Boom.json"), encoding: .utf8)
+        #expect(answer.filter { !$0.isWhitespace } == #"{"data":{"a":"Querya"}}"#, "\(answer)")
+    }
+
+    @Test("a response file that is not JSON gets the bundle's SK032 alone; a .txt one, which the bundle takes as text, gets the GraphQL note")
+    func responseFileNotJSON() throws {
+        let work = try GraphQLFixtures.folder([
+            "schema.graphqls": "type Query { a: String }\n",
+            "ops/A.graphql": "query A { a }\n",
+            "b/stubsRules.json": """
+                [{"method":"POST","path":"/graphql","graphql":{"operationName":"A"},"response":"broken.json"},
+                 {"method":"POST","path":"/graphql","graphql":{"operationName":"A", "variables": {"v": 1}},"response":"plain.txt"}]
+                """,
+            "b/broken.json": "{\"data\": ",
+            "b/plain.txt": "not json",
+        ])
+        let lint = try ChildProcess.run("stublint", arguments: ["lint", "b", "--graphql-schema", "schema.graphqls", "--operations", "ops"], currentDirectory: work.url)
+        let lines = lint.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.contains("[SK032]") }.count == 1, "\(lint.stdout)")
+        let notes = lines.filter { $0.contains("[SK307]") }
+        #expect(notes.count == 1 && notes.allSatisfy { $0.contains("is not JSON") && $0.contains("b/stubsRules.json:2:") }, "\(lint.stdout)")
+    }
+
     @Test("without --operations each named rule gets a note, and only the top level is checked")
     func withoutOperations() throws {
         let out = try ChildProcess.run("stublint", arguments: ["lint", "StubBundles/graphql_menu", "--graphql-schema", Self.schema])

@@ -82,6 +82,64 @@ struct GraphQLShapeTests {
         #expect { try shallow.shape(ofOperation: "D") } throws: { "\($0)" == "D.graphql:1:69: the response nests deeper than 2 objects" }
     }
 
+    /// `query Boom { ...F<n> }` where each fragment spreads the one below twice: 2^n spreads if each is followed every time it appears.
+    static func doubling(_ n: Int) -> String {
+        var text = "query Boom { ...F\(n) }\nfragment F0 on Query { a }\n"
+        for i in 1...n { text += "fragment F\(i) on Query { ...F\(i - 1) ...F\(i - 1) }\n" }
+        return text
+    }
+
+    static let doublingSchema = "type Query { a: String  me: User }\ntype User { id: ID! name: String }\n"
+
+    static func doublingDocuments(_ text: String) throws -> (GraphQLSchemaDocument, GraphQLOperationDocuments, TemporaryFolder) {
+        let folder = try GraphQLFixtures.folder(["schema.graphqls": doublingSchema, "ops/Boom.graphql": text])
+        let schema = try GraphQLSchemaDocument.load([folder.url.appendingPathComponent("schema.graphqls")], displayBase: folder.url)
+        let documents = GraphQLOperationDocuments.load(folder: folder.url.appendingPathComponent("ops"), schema: schema, displayBase: folder.url)
+        return (schema, documents, folder)
+    }
+
+    @Test("fragments that spread another twice, 30 deep, are followed once per object (a small work budget holds), and the example is built")
+    func repeatedFragments() throws {
+        let (schema, documents, _) = try Self.doublingDocuments(Self.doubling(30))
+        #expect(documents.problems.isEmpty, "\(documents.problems)")
+        var builder = GraphQLShapeBuilder(schema: schema, documents: documents)
+        // 2 selections per fragment and a few more: 2^30 if each spread were walked each time it appears.
+        builder.maximumWork = 100
+        let shape = try builder.shape(ofOperation: "Boom")
+        #expect(Self.render(shape.data) == "  a: String\n")
+        let example = try GraphQLExampleBuilder().response(for: shape)
+        #expect(example["data"]?.dictionaryValue?.map(\.key) == ["a"])
+    }
+
+    @Test("a fragment spread under @include and again without gives keys that are always present; only under @skip/@include, keys that may be absent")
+    func repeatedConditionalFragments() throws {
+        let schemaText = Self.doublingSchema
+        let cases: [(String, String)] = [
+            ("query Q($x: Boolean!) { ...F @include(if: $x) ...F }\nfragment F on Query { a ...G }\nfragment G on Query { me { id } }\n", "  a: String\n  me: User\n      id: ID!\n"),
+            ("query Q($x: Boolean!) { ...F ...F @skip(if: $x) }\nfragment F on Query { a ...G }\nfragment G on Query { me { id } }\n", "  a: String\n  me: User\n      id: ID!\n"),
+            ("query Q($x: Boolean!) { ...F @include(if: $x) ...F @skip(if: $x) }\nfragment F on Query { a ...G }\nfragment G on Query { me { id } }\n", "  a: String ?\n  me: User ?\n      id: ID! ?\n"),
+            ("query Q($x: Boolean!) { ...G @include(if: $x) ...F }\nfragment F on Query { a ...G }\nfragment G on Query { me { id } }\n", "  me: User\n      id: ID!\n  a: String\n"),
+        ]
+        for (text, expected) in cases {
+            let folder = try GraphQLFixtures.folder(["schema.graphqls": schemaText, "ops/Q.graphql": text])
+            let schema = try GraphQLSchemaDocument.load([folder.url.appendingPathComponent("schema.graphqls")], displayBase: folder.url)
+            let documents = GraphQLOperationDocuments.load(folder: folder.url.appendingPathComponent("ops"), schema: schema, displayBase: folder.url)
+            #expect(documents.problems.isEmpty, "\(documents.problems)")
+            let shape = try GraphQLShapeBuilder(schema: schema, documents: documents).shape(ofOperation: "Q")
+            #expect(Self.render(shape.data) == expected, "\(text)")
+        }
+    }
+
+    @Test("every selection visited counts against the work budget, which names the operation's place")
+    func workBudget() throws {
+        let (schema, documents, _) = try Self.doublingDocuments(Self.doubling(12))
+        var builder = GraphQLShapeBuilder(schema: schema, documents: documents)
+        builder.maximumWork = 20
+        #expect { try builder.shape(ofOperation: "Boom") } throws: {
+            "\($0)" == "ops/Boom.graphql:1:1: operation 'Boom' takes more than 20 steps to resolve against the schema (fragments spread in many places multiply them)"
+        }
+    }
+
     @Test("an unknown operation suggests the closest name")
     func unknownOperation() throws {
         let (schema, documents) = try GraphQLFixtures.takeaway()
