@@ -79,7 +79,14 @@ package enum TrafficReader {
                 summary.entries += 1
                 visit(entry(journal, index: summary.entries, source: .init(file: display, position: position)))
             } catch {
-                let reason = String(data: line, encoding: .utf8) == nil ? "is not UTF-8 text" : "is not a live journal line (\(describe(error)))"
+                let reason: String
+                if String(data: line, encoding: .utf8) == nil {
+                    reason = "is not UTF-8 text"
+                } else if case .failure(let syntax) = Result(catching: { () throws(SourceSyntaxError) in try JSONSourceParser().parse(line) }) {
+                    reason = "is not JSON (\(syntax.position.map { "column \($0.column): " } ?? "")\(syntax.message); cut off?)"
+                } else {
+                    reason = "is not a live journal line (\(describe(error)))"
+                }
                 summary.problems.append(Diagnostic(.unreadableTraffic, file: display, position: position,
                                                    message: "line \(lineNumber) \(reason); skipped"))
             }
