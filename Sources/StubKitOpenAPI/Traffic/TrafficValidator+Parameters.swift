@@ -17,8 +17,11 @@ extension TrafficValidator {
         let validator = SchemaValidator(root: spec.root, dialect: spec.dialect)
         let pathRelated = operation.related("the operation", in: spec.file)
         for literal in pathLiterals {
-            let value = OperationMatcher.parameterValue(literal.literal, schema: literal.schema, spec: spec)
-            for violation in validator.validate(value, against: literal.schema) where violation.isViolation {
+            // The matcher reads parameters from the first operation at the path; the request's method
+            // says which operation's own declaration counts (GET and DELETE may type `{id}` apart).
+            let schema = operation.pathParameters[literal.parameter] ?? literal.schema
+            let value = OperationMatcher.parameterValue(literal.literal, schema: schema, spec: spec)
+            for violation in validator.validate(value, against: schema) where violation.isViolation {
                 out.append(diagnostic(.trafficParameterInvalid, entry, "path parameter '\(literal.parameter)' is '\(literal.literal)', which does not fit its schema: \(violation.message)",
                                       related: pathRelated))
             }

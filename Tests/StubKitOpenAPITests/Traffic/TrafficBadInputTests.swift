@@ -103,5 +103,25 @@ struct TrafficBadInputTests {
                 "\(out.stdout.suffix(2000))")
         #expect(out.status == 1)
     }
+
+    @Test("query arrays are read in their style: repeated items when exploded (the default), a comma-separated value with explode: false")
+    func parameterStyles() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("app.jsonl")
+        let lines = [
+            Self.journalLine(id: 1, path: "/restaurants?cuisine=pizza&cuisine=thai"),
+            Self.journalLine(id: 2, path: "/restaurants?cuisine=pizza,thai"),
+            Self.journalLine(id: 3, method: "DELETE", path: "/orders/o-1?reasons=late,changed-mind"),
+            Self.journalLine(id: 4, method: "DELETE", path: "/orders/o-1?reasons=late,cold"),
+        ]
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
+        let out = try ChildProcess.run("stublint", arguments: ["traffic", "--openapi", Self.spec, file.path])
+        let findings = out.stdout.split(separator: "\n").filter { $0.contains(": error: ") }.map { String($0.drop { $0 != "#" }) }
+        #expect(findings == [
+            "#2 GET \(Self.api)/restaurants?cuisine=pizza,thai: query parameter 'cuisine' is 'pizza,thai', which does not fit its schema: /0: expected one of \"pizza\", \"sushi\", \"thai\", got \"pizza,thai\" [SK211]",
+            "#4 DELETE \(Self.api)/orders/o-1?reasons=late,cold: query parameter 'reasons' is 'late,cold', which does not fit its schema: /1: expected one of \"late\", \"wrong\", \"changed-mind\", got \"cold\" [SK211]",
+        ], "\(out.stdout)")
+    }
 }
 #endif
