@@ -79,6 +79,23 @@ package struct TrafficEntry: Sendable {
     }
 }
 
+extension TrafficEntry {
+    /// A journal entry (the live journal's line, or the app's in-process journal): its response is
+    /// real when it was passed through or recorded; the journal keeps no response body.
+    package init(_ journal: JournalEntry, index: Int, source: Source) {
+        let request = journal.request
+        self.init(index: index, method: request.method, url: request.url,
+                  headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
+                  body: request.body, response: nil, source: source)
+        bodyTruncated = journal.requestBodyTruncated
+        if let status = journal.status, journal.error == nil {
+            response = .init(status: status, headers: journal.responseHeaders.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
+                             body: journal.responseBody, bodyTruncated: journal.responseBodyTruncated,
+                             isReal: journal.passedThrough || journal.recordedAs != nil)
+        }
+    }
+}
+
 extension TrafficEntry.Response {
     func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value

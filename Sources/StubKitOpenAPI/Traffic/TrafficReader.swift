@@ -77,7 +77,7 @@ package enum TrafficReader {
             do {
                 guard case .request(let journal)? = try LiveJournalLine(decoding: line) else { return }
                 summary.entries += 1
-                visit(entry(journal, index: summary.entries, source: .init(file: display, position: position)))
+                visit(TrafficEntry(journal, index: summary.entries, source: .init(file: display, position: position)))
             } catch {
                 let reason: String
                 if String(data: line, encoding: .utf8) == nil {
@@ -122,19 +122,6 @@ package enum TrafficReader {
         if case DecodingError.keyNotFound(let key, _) = error { return "no '\(key.stringValue)'" }
         if case DecodingError.typeMismatch(_, let context) = error { return "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'" }
         return "not JSON"
-    }
-
-    private static func entry(_ journal: JournalEntry, index: Int, source: TrafficEntry.Source) -> TrafficEntry {
-        let request = journal.request
-        var entry = TrafficEntry(index: index, method: request.method, url: request.url,
-                                 headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
-                                 body: request.body, response: nil, source: source)
-        entry.bodyTruncated = journal.requestBodyTruncated
-        if let status = journal.status, journal.error == nil {
-            entry.response = .init(status: status, headers: journal.responseHeaders.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
-                                   body: nil, isReal: journal.passedThrough || journal.recordedAs != nil)
-        }
-        return entry
     }
 
     // MARK: HAR
