@@ -20,7 +20,9 @@ package struct TrafficValidator: Sendable {
 
     /// Every finding for one entry, in the order request line, parameters, request body, response.
     package func validate(_ entry: TrafficEntry) -> [Diagnostic] {
-        let components = entry.url.path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
+        // Segments split before decoding, so an escaped `/` (`%2F`) stays inside its segment.
+        let path = URLComponents(url: entry.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? entry.url.path
+        let components = path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
             PathPattern.Component.literal(String(segment).removingPercentEncoding ?? String(segment))
         }
         switch OperationMatcher(spec: spec).match(methods: [entry.method], host: entry.hostIsKnown ? entry.url.host : nil, components: components) {

@@ -104,7 +104,7 @@ struct TrafficBadInputTests {
         #expect(out.status == 1)
     }
 
-    @Test("query arrays are read in their style: repeated items when exploded (the default), a comma-separated value with explode: false")
+    @Test("query arrays are read in their style (repeated items when exploded, the default; comma-separated with explode: false); path segments are split before decoding")
     func parameterStyles() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -114,6 +114,8 @@ struct TrafficBadInputTests {
             Self.journalLine(id: 2, path: "/restaurants?cuisine=pizza,thai"),
             Self.journalLine(id: 3, method: "DELETE", path: "/orders/o-1?reasons=late,changed-mind"),
             Self.journalLine(id: 4, method: "DELETE", path: "/orders/o-1?reasons=late,cold"),
+            // An escaped '/' stays inside its segment: the {id} segment, not a path of its own.
+            Self.journalLine(id: 5, path: "/restaurants/4%2F2"),
         ]
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
         let out = try ChildProcess.run("stublint", arguments: ["traffic", "--openapi", Self.spec, file.path])
@@ -121,6 +123,7 @@ struct TrafficBadInputTests {
         #expect(findings == [
             "#2 GET \(Self.api)/restaurants?cuisine=pizza,thai: query parameter 'cuisine' is 'pizza,thai', which does not fit its schema: /0: expected one of \"pizza\", \"sushi\", \"thai\", got \"pizza,thai\" [SK211]",
             "#4 DELETE \(Self.api)/orders/o-1?reasons=late,cold: query parameter 'reasons' is 'late,cold', which does not fit its schema: /1: expected one of \"late\", \"wrong\", \"changed-mind\", got \"cold\" [SK211]",
+            "#5 GET \(Self.api)/restaurants/4%2F2: path parameter 'id' is '4/2', which does not fit its schema: expected integer, got string [SK211]",
         ], "\(out.stdout)")
     }
 }
