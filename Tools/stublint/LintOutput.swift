@@ -6,6 +6,9 @@ struct LintSummary {
     var errors = 0, warnings = 0, notes = 0
     var bundles: Int
     var rules: Int
+    /// What `bundles` and `rules` count, singular and plural: bundles and rules for `lint`, inputs
+    /// and entries for `traffic`.
+    var nouns = (container: ("bundle", "bundles"), item: ("rule", "rules"))
 
     init(diagnostics: [Diagnostic], bundles: Int, rules: Int) {
         for d in diagnostics {
@@ -21,7 +24,8 @@ struct LintSummary {
 
     var line: String {
         func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        return "\(count(errors, "error")), \(count(warnings, "warning")), \(count(notes, "note")) in \(count(bundles, "bundle")) (\(count(rules, "rule")))"
+        func count(_ n: Int, _ words: (String, String)) -> String { "\(n) \(n == 1 ? words.0 : words.1)" }
+        return "\(count(errors, "error")), \(count(warnings, "warning")), \(count(notes, "note")) in \(count(bundles, nouns.container)) (\(count(rules, nouns.item)))"
     }
 }
 
@@ -58,7 +62,7 @@ enum LintOutput {
         }
         let object: [String: Any] = [
             "diagnostics": items,
-            "summary": ["errors": summary.errors, "warnings": summary.warnings, "notes": summary.notes, "bundles": summary.bundles, "rules": summary.rules],
+            "summary": ["errors": summary.errors, "warnings": summary.warnings, "notes": summary.notes, summary.nouns.container.1: summary.bundles, summary.nouns.item.1: summary.rules],
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
@@ -102,6 +106,11 @@ enum LintOutput {
                 cases.append((name, failures))
             }
         }
+        return junit(cases: cases)
+    }
+
+    /// A JUnit XML report of named test cases, each failing when it has errors or warnings.
+    static func junit(cases: [(name: String, failures: [Diagnostic])]) -> String {
         let failing = cases.filter { !$0.failures.isEmpty }.count
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"stublint\" tests=\"\(cases.count)\" failures=\"\(failing)\">\n"

@@ -12,7 +12,7 @@ struct StubLint: ParsableCommand {
         commandName: "stublint",
         abstract: "Check StubKit stub bundles and explain which rule answers a request.",
         version: StubKitVersion.current,
-        subcommands: [Lint.self, Explain.self],
+        subcommands: [Lint.self, Explain.self, Traffic.self],
         defaultSubcommand: Lint.self
     )
 }

@@ -95,6 +95,15 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let operationNotStubbed = DiagnosticCode("SK207", .note, "an operation of the OpenAPI document that no rule stubs (with --coverage)")
     package static let ruleNotChecked = DiagnosticCode("SK208", .note, "a rule the OpenAPI checks cannot place (a urlRegex, a '**' path, a body that is not JSON)")
 
+    // MARK: Recorded traffic against an OpenAPI document (`stublint traffic --openapi`)
+    package static let trafficOperationNotFound = DiagnosticCode("SK210", .error, "a request whose method, path and host match no operation of the OpenAPI document")
+    package static let trafficParameterInvalid = DiagnosticCode("SK211", .error, "a request without a required path, query or header parameter, or with a value that does not fit its schema")
+    package static let trafficRequestBodyInvalid = DiagnosticCode("SK212", .error, "a request body missing where required, of a content type the operation does not list, or not valid against its schema")
+    package static let trafficResponseStatusUndocumented = DiagnosticCode("SK213", .error, "a real backend's response status the operation does not document (and it has no 'default')")
+    package static let trafficResponseBodyInvalid = DiagnosticCode("SK214", .error, "a real backend's response of a content type the operation does not list, or a body not valid against its schema")
+    package static let trafficNotChecked = DiagnosticCode("SK215", .note, "traffic the checks cannot check: a cut-off body, a body the spec does not describe, a recorded rule with a path pattern")
+    package static let unreadableTraffic = DiagnosticCode("SK216", .error, "a line of a live journal that cannot be read (not JSON, not UTF-8, cut off, too long); skipped")
+
     // MARK: Against a GraphQL schema and operation documents (`stublint lint --graphql-schema`)
     package static let unreadableGraphQLSchema = DiagnosticCode("SK300", .error, "the GraphQL schema cannot be read, does not parse, or does not build")
     package static let invalidGraphQLDocument = DiagnosticCode("SK301", .error, "an operation document that does not parse, or an operation that is not valid against the schema")
@@ -116,6 +125,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .backtrackingRegex, .alwaysCheckedRegex,
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
         .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,
+        .trafficOperationNotFound, .trafficParameterInvalid, .trafficRequestBodyInvalid, .trafficResponseStatusUndocumented,
+        .trafficResponseBodyInvalid, .trafficNotChecked, .unreadableTraffic,
         .unreadableGraphQLSchema, .invalidGraphQLDocument, .graphQLOperationNotFound, .graphQLOperationTypeMismatch, .graphQLVariablesMismatch,
         .graphQLDataMismatch, .graphQLResponseMalformed, .graphQLRuleNotChecked, .graphQLOperationNotStubbed,
     ]

@@ -82,6 +82,8 @@ package struct HAR: Codable, Sendable {
             request = try container.decodeIfPresent(Request.self, forKey: .request)
             response = try container.decodeIfPresent(Response.self, forKey: .response)
             webSocketMessages = try container.decodeIfPresent([WebSocketMessage].self, forKey: .webSocketMessages)
+            // StubKit's own marks (stubbed or passed through); another tool's `_stubkit` is not ours to refuse.
+            stubkit = try? container.decodeIfPresent(EntryExtras.self, forKey: .stubkit)
         }
     }
 

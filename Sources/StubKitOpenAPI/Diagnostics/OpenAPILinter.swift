@@ -94,20 +94,12 @@ package struct OpenAPILinter: Sendable {
 
     /// The spec's side of a diagnostic: the operation, or the part of it (`at`) that the rule disagrees with.
     private func related(_ operation: SpecOperation, _ what: String, suffix: String = "", at position: SourcePosition? = nil) -> Diagnostic.RelatedLocation {
-        .init(file: spec.file, position: position ?? operation.position, keyPath: operation.keyPath + suffix, message: "\(what): \(operation.label)")
-    }
-
-    /// The documented response for a status: the exact code, then its range (`2XX`), then `default`.
-    func documentedResponse(_ status: Int, in operation: SpecOperation) -> SourceValue.Entry? {
-        let responses = operation.responses
-        return responses.first { $0.key == String(status) }
-            ?? responses.first { $0.key.uppercased() == "\(status / 100)XX" }
-            ?? responses.first { $0.key == "default" }
+        operation.related(what, in: spec.file, suffix: suffix, at: position)
     }
 
     private func check(_ response: StubResponse, of rule: StubRule, at tree: RuleTree, against operation: SpecOperation) -> [Diagnostic] {
         let file = rule.source.file
-        guard let documented = documentedResponse(response.status, in: operation) else {
+        guard let documented = operation.documentedResponse(response.status) else {
             let statuses = operation.responses.map(\.key).joined(separator: ", ")
             return [Diagnostic(.undocumentedStatus, file: file, position: tree.position(of: [.status, .statusCode]) ?? tree.position ?? rule.source.position,
                                keyPath: tree.keyPath(of: .status),
@@ -143,10 +135,8 @@ package struct OpenAPILinter: Sendable {
                                fix: "set 'contentType' to \(content[0].key)",
                                related: related(operation, "the documented response", suffix: ".responses.\(documented.key)", at: documented.keyPosition))]
         }
-        let essence = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? contentType
-        let major = essence.split(separator: "/").first.map(String.init) ?? essence
-        guard let media = content.first(where: { $0.key.lowercased().split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } == essence })
-                ?? content.first(where: { $0.key.lowercased() == "\(major)/*" }) ?? content.first(where: { $0.key == "*/*" }) else {
+        let essence = MediaType.essence(of: contentType)
+        guard let media = SpecOperation.media(for: contentType, in: content) else {
             return [Diagnostic(.undocumentedContentType, file: file, position: tree.position(of: [.contentType, .headers] + bodyKeys) ?? tree.position,
                                keyPath: tree.keyPath(of: .contentType),
                                message: "content type \(essence) is not documented for \(operation.label) \(documented.key) (documented: \(content.map(\.key).joined(separator: ", ")))",

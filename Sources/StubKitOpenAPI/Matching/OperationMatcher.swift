@@ -36,8 +36,14 @@ struct OperationMatcher: Sendable {
         if pattern.components.contains(.globstar) {
             return .notChecked("the rule's path \(pattern) ends in '**', so it stands for many operations; not checked against the OpenAPI document")
         }
+        return match(methods: rule.request.methods, host: rule.request.host, components: pattern.components)
+    }
+
+    /// The operations a request line stands for: `components` are the path's segments (literal for a
+    /// request that was sent), `methods` `nil` for any (then the GET, or the first at the path).
+    func match(methods: Set<String>?, host: String?, components: [PathPattern.Component]) -> Outcome {
         var servers = spec.servers
-        if let host = rule.request.host?.lowercased() {
+        if let host = host?.lowercased() {
             servers = servers.filter { $0.serves(host: host) }
             if servers.isEmpty {
                 return .notFound(message: "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.servers.map(\.url).joined(separator: ", ")))",
@@ -49,14 +55,14 @@ struct OperationMatcher: Sendable {
         var pathsSeen = Set<String>()
         for operation in spec.operations where pathsSeen.insert(operation.path).inserted {
             for server in servers {
-                guard let (score, literals) = Self.match(pattern.components, base: server.basePath, template: operation.segments, parameters: operation.pathParameters) else { continue }
+                guard let (score, literals) = Self.match(components, base: server.basePath, template: operation.segments, parameters: operation.pathParameters) else { continue }
                 if best == nil || score > best!.score { best = (score, operation.path, literals) }
             }
         }
         guard let best else {
-            let shown = "/" + pattern.components.map(\.description).joined(separator: "/")
+            let shown = "/" + components.map(\.description).joined(separator: "/")
             let relative = servers.first.map { server in
-                Array(pattern.components.dropFirst(server.basePath.count)).map(\.description)
+                Array(components.dropFirst(server.basePath.count)).map(\.description)
             } ?? []
             let suggestion = Suggestion.closest(to: "/" + relative.joined(separator: "/"), in: Set(spec.operations.map(\.path)))
             let base = servers.contains { !$0.basePath.isEmpty } ? " under \(servers.map { "/" + $0.basePath.joined(separator: "/") }.joined(separator: " or "))" : ""
@@ -64,7 +70,7 @@ struct OperationMatcher: Sendable {
         }
         let atPath = spec.operations.filter { $0.path == best.path }
         var found: [SpecOperation] = []
-        if let methods = rule.request.methods {
+        if let methods {
             for method in methods.sorted() {
                 guard let operation = atPath.first(where: { $0.method == method }) else {
                     return .notFound(message: "the OpenAPI document has no \(method) \(best.path) (it has \(atPath.map(\.method).joined(separator: ", ")) there)", fix: nil)

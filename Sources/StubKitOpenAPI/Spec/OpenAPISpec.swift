@@ -87,8 +87,9 @@ package struct OpenAPISpec: Sendable {
                 var parameters = shared
                 parameters.merge(pathParameters(entry.value["parameters"], in: root)) { _, own in own }
                 operations.append(SpecOperation(method: entry.key.uppercased(), path: pathEntry.key, segments: SpecOperation.segments(of: pathEntry.key),
-                                                node: entry.value, pathParameters: parameters, operationID: entry.value["operationId"]?.stringValue,
-                                                position: entry.keyPosition))
+                                                node: entry.value, pathParameters: parameters,
+                                                parameters: allParameters(item["parameters"], entry.value["parameters"], in: root),
+                                                operationID: entry.value["operationId"]?.stringValue, position: entry.keyPosition))
             }
         }
         return OpenAPISpec(file: name, version: version, dialect: dialect, title: root["info"]?["title"]?.stringValue ?? "",
@@ -119,6 +120,15 @@ package struct OpenAPISpec: Sendable {
             result[name] = parameter["schema"] ?? SourceValue(.dictionary([]))
         }
         return result
+    }
+
+    /// Every parameter object of an operation, resolved: the path item's, then the operation's, which
+    /// replace the path item's of the same name and location.
+    private static func allParameters(_ shared: SourceValue?, _ own: SourceValue?, in root: SourceValue) -> [SourceValue] {
+        let ownList = (own?.arrayValue ?? []).map { resolved($0, in: root) }
+        func key(_ p: SourceValue) -> String { "\(p["in"]?.stringValue ?? "")\u{0}\(p["name"]?.stringValue ?? "")" }
+        let ownKeys = Set(ownList.map(key))
+        return (shared?.arrayValue ?? []).map { resolved($0, in: root) }.filter { !ownKeys.contains(key($0)) } + ownList
     }
 
     /// Follows a local `$ref` chain (`#/components/...`) to the value it names; other values as they are.

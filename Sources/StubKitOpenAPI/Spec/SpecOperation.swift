@@ -35,6 +35,8 @@ package struct SpecOperation: Sendable {
     var node: SourceValue
     /// Path parameters by name: their schemas (the operation's own override the path item's).
     var pathParameters: [String: SourceValue]
+    /// Every parameter object (path, query, header, cookie), resolved; the operation's replace the path item's.
+    var parameters: [SourceValue]
     /// `operationId`, when the spec gives one.
     package var operationID: String?
     /// Where the operation's method key sits in the spec.
@@ -48,6 +50,28 @@ package struct SpecOperation: Sendable {
 
     /// The documented responses, in the spec's order: status (`200`, `2XX`, `default`) and response object.
     var responses: [SourceValue.Entry] { node["responses"]?.dictionaryValue ?? [] }
+
+    /// The spec's side of a diagnostic: the operation, or the part of it (`suffix`, at `position`) that
+    /// the rule or the traffic disagrees with.
+    func related(_ what: String, in file: String, suffix: String = "", at position: SourcePosition? = nil) -> Diagnostic.RelatedLocation {
+        .init(file: file, position: position ?? self.position, keyPath: keyPath + suffix, message: "\(what): \(label)")
+    }
+
+    /// The documented response for a status: the exact code, then its range (`2XX`), then `default`.
+    func documentedResponse(_ status: Int) -> SourceValue.Entry? {
+        responses.first { $0.key == String(status) }
+            ?? responses.first { $0.key.uppercased() == "\(status / 100)XX" }
+            ?? responses.first { $0.key == "default" }
+    }
+
+    /// The entry of a `content` map that describes a content type: the same essence (parameters
+    /// aside), then `major/*`, then `*/*`.
+    static func media(for contentType: String, in content: [SourceValue.Entry]) -> SourceValue.Entry? {
+        let essence = MediaType.essence(of: contentType)
+        let major = essence.split(separator: "/").first.map(String.init) ?? essence
+        return content.first(where: { MediaType.essence(of: $0.key) == essence })
+            ?? content.first(where: { $0.key.lowercased() == "\(major)/*" }) ?? content.first(where: { $0.key == "*/*" })
+    }
 
     static func segments(of path: String) -> [Segment] {
         path.split(separator: "/", omittingEmptySubsequences: true).map { piece in

@@ -1,0 +1,74 @@
+#if Tools
+import Foundation
+import StubKit
+import StubKitDocuments
+
+extension TrafficValidator {
+    /// Headers OpenAPI describes elsewhere (`content`, security schemes): parameters of these names are ignored.
+    static let ignoredHeaders: Set<String> = ["accept", "content-type", "authorization"]
+
+    /// Path, query and header parameters: the required ones present, each value valid against its schema.
+    ///
+    /// Values are read as OpenAPI's default styles say: `simple` for path and header (an array is
+    /// comma-separated), `form` for query, exploded by default (an array is the repeated items,
+    /// `explode: false` a comma-separated value). A number or boolean schema reads the text as one.
+    func checkParameters(_ entry: TrafficEntry, _ operation: SpecOperation, pathLiterals: [OperationMatcher.LiteralParameter]) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let validator = SchemaValidator(root: spec.root, dialect: spec.dialect)
+        let pathRelated = operation.related("the operation", in: spec.file)
+        for literal in pathLiterals {
+            // The matcher reads parameters from the first operation at the path; the request's method
+            // says which operation's own declaration counts (GET and DELETE may type `{id}` apart).
+            let schema = operation.pathParameters[literal.parameter] ?? literal.schema
+            let value = OperationMatcher.parameterValue(literal.literal, schema: schema, spec: spec)
+            for violation in validator.validate(value, against: schema) where violation.isViolation {
+                out.append(diagnostic(.trafficParameterInvalid, entry, "path parameter '\(literal.parameter)' is '\(literal.literal)', which does not fit its schema: \(violation.message)",
+                                      related: pathRelated))
+            }
+        }
+        let queryItems = URLComponents(url: entry.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        for parameter in operation.parameters {
+            guard let name = parameter["name"]?.stringValue, let location = parameter["in"]?.stringValue else { continue }
+            let related = operation.related("parameter '\(name)' (in \(location))", in: spec.file, at: parameter.position)
+            let raw: [String]
+            switch location {
+            case "query":
+                raw = queryItems.filter { $0.name == name }.map { $0.value ?? "" }
+            case "header":
+                guard !Self.ignoredHeaders.contains(name.lowercased()) else { continue }
+                raw = entry.headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+            default:
+                continue
+            }
+            if raw.isEmpty {
+                if Self.isTrue(parameter["required"]) {
+                    out.append(diagnostic(.trafficParameterInvalid, entry, "required \(location) parameter '\(name)' is missing", related: related))
+                }
+                continue
+            }
+            // A parameter described by `content` rather than `schema` is not read here.
+            guard let schema = parameter["schema"] else { continue }
+            let value = Self.value(of: raw, location: location, parameter: parameter, schema: schema, spec: spec)
+            for violation in validator.validate(value, against: schema) where violation.isViolation {
+                out.append(diagnostic(.trafficParameterInvalid, entry,
+                                      "\(location) parameter '\(name)' is '\(raw.joined(separator: ","))', which does not fit its schema: \(violation.pointer.isEmpty ? "" : violation.pointer + ": ")\(violation.message)",
+                                      related: related))
+            }
+        }
+        return out
+    }
+
+    /// The parameter's text as the JSON value its schema reads: an array from repeated items or a
+    /// comma-separated value, numbers and booleans where the schema (or its `items`) wants them.
+    static func value(of raw: [String], location: String, parameter: SourceValue, schema: SourceValue, spec: OpenAPISpec) -> SourceValue {
+        let resolved = spec.resolved(schema)
+        let isArray = resolved["type"]?.stringValue == "array" || resolved["type"]?.arrayValue?.contains { $0.stringValue == "array" } == true
+        guard isArray else { return OperationMatcher.parameterValue(raw[0], schema: schema, spec: spec) }
+        let explode: Bool
+        if case .bool(let written)? = parameter["explode"]?.kind { explode = written } else { explode = location == "query" || location == "cookie" }
+        let items = explode && location == "query" ? raw : raw.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let itemSchema = resolved["items"] ?? SourceValue(.dictionary([]))
+        return SourceValue(.array(items.map { OperationMatcher.parameterValue($0, schema: itemSchema, spec: spec) }))
+    }
+}
+#endif
