@@ -16,7 +16,7 @@ struct Traffic: ParsableCommand {
         """
     )
 
-    @Argument(help: "HAR files, live journal files (STUB_JOURNAL_LIVE) or bundle folders written by record mode; told apart by content.")
+    @Argument(help: "HAR files, live journal files (STUB_JOURNAL_LIVE) or bundle folders written by record mode; told apart by content. '-' reads standard input.")
     var inputs: [String]
 
     @Option(help: "The OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) the traffic should conform to.")
@@ -30,6 +30,11 @@ struct Traffic: ParsableCommand {
 
     @Flag(help: "Print only the summary line.")
     var quiet = false
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give at least one input: a HAR file, a live journal file, a recorded bundle folder, or '-' for standard input") }
+        guard inputs.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("'-' (standard input) can be given once") }
+    }
 
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)

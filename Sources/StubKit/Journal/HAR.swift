@@ -63,6 +63,9 @@ package struct HAR: Codable, Sendable {
         package var stubkit: EntryExtras?
         /// A WebSocket's frames, as Chrome's developer tools export them.
         package var webSocketMessages: [WebSocketMessage]?
+        /// The entry has a `_stubkit` object this version cannot read (another tool's, or a newer
+        /// StubKit's): whether StubKit answered it is unknown, which is not the same as "not StubKit".
+        package var stubkitUnreadable = false
 
         package init(startedDateTime: String, time: Double, request: Request, response: Response, comment: String? = nil, stubkit: EntryExtras? = nil) {
             self.startedDateTime = startedDateTime
@@ -83,7 +86,7 @@ package struct HAR: Codable, Sendable {
             response = try container.decodeIfPresent(Response.self, forKey: .response)
             webSocketMessages = try container.decodeIfPresent([WebSocketMessage].self, forKey: .webSocketMessages)
             // StubKit's own marks (stubbed or passed through); another tool's `_stubkit` is not ours to refuse.
-            stubkit = try? container.decodeIfPresent(EntryExtras.self, forKey: .stubkit)
+            do { stubkit = try container.decodeIfPresent(EntryExtras.self, forKey: .stubkit) } catch { stubkitUnreadable = true }
         }
     }
 
@@ -122,6 +125,7 @@ package struct HAR: Codable, Sendable {
             method = try container.decodeIfPresent(String.self, forKey: .method)
             url = try container.decodeIfPresent(String.self, forKey: .url)
             headers = try container.decodeIfPresent([NameValue].self, forKey: .headers)
+            bodySize = try? container.decodeIfPresent(Int.self, forKey: .bodySize)
             postData = try container.decodeIfPresent(PostData.self, forKey: .postData)
         }
     }
@@ -156,6 +160,7 @@ package struct HAR: Codable, Sendable {
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
+            mimeType = try? container.decodeIfPresent(String.self, forKey: .mimeType)
             text = try container.decodeIfPresent(String.self, forKey: .text)
             encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
             params = try container.decodeIfPresent([NameValue].self, forKey: .params)

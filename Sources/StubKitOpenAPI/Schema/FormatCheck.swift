@@ -4,11 +4,12 @@ import Foundation
 /// The `format`s cheap enough to check on every body: `date-time`, `date` and `uuid`. Others are
 /// annotations, as JSON Schema makes them by default.
 enum FormatCheck {
-    static func problem(_ text: String, format: String) -> String? {
+    /// What the text should have been, or `nil` when it fits; `shown` is the text as the message prints it.
+    static func problem(_ text: String, format: String, shown: String) -> String? {
         switch format {
-        case "date-time": return isDateTime(text) ? nil : "expected a date-time (RFC 3339, as 2024-05-01T12:00:00Z), got \"\(text)\""
-        case "date": return isDate(Substring(text)) ? nil : "expected a date (RFC 3339 full-date, as 2024-05-01), got \"\(text)\""
-        case "uuid": return isUUID(text) ? nil : "expected a UUID (as 3f2504e0-4f89-11d3-9a0c-0305e82c3301), got \"\(text)\""
+        case "date-time": return isDateTime(text) ? nil : "expected a date-time (RFC 3339, as 2024-05-01T12:00:00Z), got \(shown)"
+        case "date": return isDate(Substring(text)) ? nil : "expected a date (RFC 3339 full-date, as 2024-05-01), got \(shown)"
+        case "uuid": return isUUID(text) ? nil : "expected a UUID (as 3f2504e0-4f89-11d3-9a0c-0305e82c3301), got \(shown)"
         default: return nil
         }
     }

@@ -51,9 +51,18 @@ package struct SchemaValidator: Sendable {
         var exhausted: Bool { count > SchemaValidator.maximumSteps }
     }
 
-    package init(root: SourceValue, dialect: SchemaDialect) {
+    /// Set for values that are not the project's own (an app's requests, a backend's answers): a value
+    /// under a name the recorder would redact (`password`, `/card/token`) is not printed, and any other
+    /// is cut to ``shownValueLimit`` characters, so reports carry no secrets and no whole documents.
+    package var concealer: Redactor?
+    /// Set when the whole value is a secret's (a parameter named `api_key`): no value is printed.
+    package var concealsEveryValue = false
+    static let shownValueLimit = 80
+
+    package init(root: SourceValue, dialect: SchemaDialect, concealing concealer: Redactor? = nil) {
         self.root = root
         self.dialect = dialect
+        self.concealer = concealer
     }
 
     init(root: SourceValue, dialect: SchemaDialect, markers: PlaceholderMarkers?) {
@@ -81,6 +90,7 @@ package struct SchemaValidator: Sendable {
 
     private func check(_ value: SourceValue, _ schema: SourceValue, pointer: String, depth: Int, steps: Steps, into out: inout [SchemaViolation]) {
         func fail(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position)) }
+        func shown(_ value: SourceValue) -> String { self.shown(JSONValue(value).description, at: pointer) }
         func unchecked(_ message: String) { out.append(SchemaViolation(pointer: pointer, message: message, position: value.position, isUncheckedNote: true)) }
         guard !steps.exhausted else { return }
         steps.count += 1
@@ -139,25 +149,25 @@ package struct SchemaValidator: Sendable {
         if let options = schema["enum"]?.arrayValue, textIsKnown {
             let mine = JSONValue(value)
             if !options.contains(where: { Self.equal(JSONValue($0), mine) }) {
-                fail("expected one of \(options.prefix(8).map { JSONValue($0).description }.joined(separator: ", "))\(options.count > 8 ? ", …" : ""), got \(mine)")
+                fail("expected one of \(options.prefix(8).map { JSONValue($0).description }.joined(separator: ", "))\(options.count > 8 ? ", …" : ""), got \(shown(value))")
             }
         }
         if dialect == .jsonSchema2020, let constant = schema["const"], textIsKnown, !Self.equal(JSONValue(constant), JSONValue(value)) {
-            fail("expected \(JSONValue(constant)), got \(JSONValue(value))")
+            fail("expected \(JSONValue(constant)), got \(shown(value))")
         }
 
         switch value.kind {
         case .string(let text) where textIsKnown:
-            if let format = schema["format"]?.stringValue, let problem = FormatCheck.problem(text, format: format) { fail(problem) }
+            if let format = schema["format"]?.stringValue, let problem = FormatCheck.problem(text, format: format, shown: shown(value)) { fail(problem) }
             let length = text.unicodeScalars.count
             if let min = schema["minLength"]?.numberValue, Double(length) < min { fail("expected at least \(Int(min)) characters, got \(length)") }
             if let max = schema["maxLength"]?.numberValue, Double(length) > max { fail("expected at most \(Int(max)) characters, got \(length)") }
             if let pattern = schema["pattern"]?.stringValue, let regex = try? NSRegularExpression(pattern: pattern),
                regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil {
-                fail("expected text matching /\(pattern)/, got \(JSONValue(value))")
+                fail("expected text matching /\(pattern)/, got \(shown(value))")
             }
         case .integer, .real:
-            checkBounds(value, schema, fail: fail)
+            checkBounds(value, schema, pointer: pointer, fail: fail)
         case .dictionary(let entries):
             checkObject(value, entries, schema, pointer: pointer, depth: depth, steps: steps, into: &out)
         case .array(let items):
@@ -236,9 +246,19 @@ package struct SchemaValidator: Sendable {
         return " (closest, #\(best.offset): \(first.description))"
     }
 
-    private func checkBounds(_ value: SourceValue, _ schema: SourceValue, fail: (String) -> Void) {
+    /// A value as a message prints it: whole for the project's own documents; concealed or cut for traffic.
+    func shown(_ text: String, at pointer: String) -> String {
+        guard let concealer else { return text }
+        if concealsEveryValue { return "a value not shown (a secret)" }
+        let names = pointer.split(separator: "/").map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
+        if names.contains(where: { concealer.isSecret($0, in: .document) }) { return "a value not shown (\(names.last ?? "") is a secret's name)" }
+        guard text.count > Self.shownValueLimit else { return text }
+        return String(text.prefix(Self.shownValueLimit)) + "… (\(text.utf8.count) bytes)"
+    }
+
+    private func checkBounds(_ value: SourceValue, _ schema: SourceValue, pointer: String, fail: (String) -> Void) {
         guard let number = value.numberValue else { return }
-        let shown = JSONValue(value).description
+        let shown = shown(JSONValue(value).description, at: pointer)
         if let min = schema["minimum"]?.numberValue {
             let exclusive = dialect == .openAPI30 && schema["exclusiveMinimum"]?.boolValue == true
             if exclusive ? number <= min : number < min { fail("expected \(exclusive ? "more than" : "at least") \(JSONValue.number(min)), got \(shown)") }

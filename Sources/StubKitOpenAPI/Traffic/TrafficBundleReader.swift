@@ -37,8 +37,19 @@ enum TrafficBundleReader {
                 guard case .equals(let value) = item.value else { return nil }
                 return URLQueryItem(name: item.key, value: value)
             }
+            // `present` (a recorded secret) or `matches`: sent, with a value the bundle does not keep.
+            let withoutValues = Set(conditions.query.compactMap { item -> String? in
+                switch item.value {
+                case .present, .matches: item.key
+                case .equals, .absent: nil
+                }
+            })
             if !query.isEmpty { url.queryItems = query }
-            guard let requestURL = url.url else { continue }
+            guard let requestURL = url.url else {
+                summary.problems.append(Diagnostic(.trafficNotChecked, file: file, position: source.position, keyPath: source.keyPath,
+                                                   message: "\(rule.displayName): the rule's host, path and query make no URL; not checked"))
+                continue
+            }
             let headers = conditions.headers.sorted { $0.key < $1.key }.compactMap { item -> TrafficEntry.Header? in
                 guard case .equals(let value) = item.value else { return nil }
                 return .init(name: item.key, value: value)
@@ -47,6 +58,8 @@ enum TrafficBundleReader {
             var entry = TrafficEntry(index: i + 1, method: conditions.methods?.sorted().first ?? "GET", url: requestURL, headers: headers,
                                      body: nil, response: nil, source: source)
             entry.hostIsKnown = conditions.host != nil
+            entry.headersAreComplete = false
+            entry.queryNamesWithoutValues = withoutValues
             entry.bodyIsKnown = false
             let response = rule.response
             if response.error == nil {

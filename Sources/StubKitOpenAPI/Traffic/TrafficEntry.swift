@@ -51,14 +51,23 @@ package struct TrafficEntry: Sendable {
     /// Whether the URL's host is what the app sent; a recorded rule without `host` matches any host.
     package var hostIsKnown = true
     package var headers: [Header]
+    /// Whether ``headers`` are every header the app sent; a recorded rule keeps only the headers it
+    /// matches on, so a header it does not name may still have been sent.
+    package var headersAreComplete = true
+    /// Query items the app sent whose values the input does not keep (a recording keeps a secret's
+    /// name with `present`): a required parameter is there, its value is not checked.
+    package var queryNamesWithoutValues: Set<String> = []
     /// The request body (`nil` or empty: none).
     package var body: Data?
     /// Whether the input kept only the start of the body.
     package var bodyTruncated = false
-    /// Whether the input says what the body was; a recorded rule keeps conditions on it, not the body.
+    /// Whether the input says what the body was: a recorded rule keeps conditions on it, not the body,
+    /// and a journal or HAR may say a body was sent without keeping any of it.
     package var bodyIsKnown = true
     package var response: Response?
     package var source: Source
+    /// The label with the values of secret path parameters concealed, once the operation says which.
+    var shownLabel: String?
 
     package init(index: Int, method: String, url: URL, headers: [Header], body: Data?, response: Response?, source: Source) {
         self.index = index
@@ -70,8 +79,36 @@ package struct TrafficEntry: Sendable {
         self.source = source
     }
 
-    /// `#3 POST https://api.example/v1/orders`: how diagnostics name the entry.
-    package var label: String { "#\(index) \(method) \(url.absoluteString)" }
+    /// `#3 POST https://api.example/v1/orders`: how diagnostics name the entry, without what the URL
+    /// carries that the recorder would redact (user info, `?api_key=…`), cut to a readable length.
+    package var label: String { label(concealing: []) }
+
+    /// The label, with the path segments in `secrets` (values of secret path parameters) concealed too.
+    package func label(concealing secrets: Set<String>) -> String {
+        "#\(index) \(method) \(Self.shown(url, concealing: secrets))"
+    }
+
+    static let shownURLLimit = 200
+
+    static func shown(_ url: URL, concealing secrets: Set<String>) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return String(url.absoluteString.prefix(shownURLLimit)) }
+        components.user = nil
+        components.password = nil
+        if !secrets.isEmpty {
+            components.percentEncodedPath = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                secrets.contains(String(segment).removingPercentEncoding ?? String(segment)) ? Redactor.placeholder : String(segment)
+            }.joined(separator: "/")
+        }
+        if let items = components.percentEncodedQueryItems {
+            let redactor = Redactor()
+            components.percentEncodedQueryItems = items.map { item in
+                let name = item.name.removingPercentEncoding ?? item.name
+                return redactor.isSecret(name, in: .parameter) && item.value != nil ? URLQueryItem(name: item.name, value: Redactor.placeholder) : item
+            }
+        }
+        let text = components.string ?? url.absoluteString
+        return text.count > shownURLLimit ? String(text.prefix(shownURLLimit)) + "…" : text
+    }
 
     /// The first value of a header (names compared case-insensitively).
     package func header(_ name: String) -> String? {
@@ -88,6 +125,8 @@ extension TrafficEntry {
                   headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
                   body: request.body, response: nil, source: source)
         bodyTruncated = journal.requestBodyTruncated
+        // A body left in its stream (nothing needed it whole) is kept in part or not at all.
+        if (request.body ?? Data()).isEmpty && journal.requestBodySize != 0 { bodyIsKnown = false }
         if let status = journal.status, journal.error == nil {
             response = .init(status: status, headers: journal.responseHeaders.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
                              body: journal.responseBody, bodyTruncated: journal.responseBodyTruncated,

@@ -14,15 +14,18 @@ extension TrafficValidator {
     /// `explode: false` a comma-separated value). A number or boolean schema reads the text as one.
     func checkParameters(_ entry: TrafficEntry, _ operation: SpecOperation, pathLiterals: [OperationMatcher.LiteralParameter]) -> [Diagnostic] {
         var out: [Diagnostic] = []
-        let validator = SchemaValidator(root: spec.root, dialect: spec.dialect)
+        let open = SchemaValidator(root: spec.root, dialect: spec.dialect, concealing: Self.concealer)
+        var concealed = open
+        concealed.concealsEveryValue = true
+        func validator(for name: String) -> SchemaValidator { Self.concealer.isSecret(name, in: .parameter) ? concealed : open }
         let pathRelated = operation.related("the operation", in: spec.file)
         for literal in pathLiterals {
             // The matcher reads parameters from the first operation at the path; the request's method
             // says which operation's own declaration counts (GET and DELETE may type `{id}` apart).
             let schema = operation.pathParameters[literal.parameter] ?? literal.schema
             let value = OperationMatcher.parameterValue(literal.literal, schema: schema, spec: spec)
-            for violation in validator.validate(value, against: schema) where violation.isViolation {
-                out.append(diagnostic(.trafficParameterInvalid, entry, "path parameter '\(literal.parameter)' is '\(literal.literal)', which does not fit its schema: \(violation.message)",
+            for violation in validator(for: literal.parameter).validate(value, against: schema) where violation.isViolation {
+                out.append(diagnostic(.trafficParameterInvalid, entry, "path parameter '\(literal.parameter)' is \(Self.shown([literal.literal], name: literal.parameter)), which does not fit its schema: \(violation.message)",
                                       related: pathRelated))
             }
         }
@@ -33,15 +36,18 @@ extension TrafficValidator {
             let raw: [String]
             switch location {
             case "query":
+                // Sent, but its value not kept (a recording's secret): present, not checked.
+                if entry.queryNamesWithoutValues.contains(name) { continue }
                 raw = queryItems.filter { $0.name == name }.map { $0.value ?? "" }
             case "header":
                 guard !Self.ignoredHeaders.contains(name.lowercased()) else { continue }
-                raw = entry.headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+                raw = entry.headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map { $0.value.trimmingCharacters(in: .whitespaces) }
             default:
                 continue
             }
             if raw.isEmpty {
-                if Self.isTrue(parameter["required"]) {
+                // A recording keeps only the headers its rule matches on; one it does not name may have been sent.
+                if Self.isTrue(parameter["required"]), location != "header" || entry.headersAreComplete {
                     out.append(diagnostic(.trafficParameterInvalid, entry, "required \(location) parameter '\(name)' is missing", related: related))
                 }
                 continue
@@ -49,13 +55,20 @@ extension TrafficValidator {
             // A parameter described by `content` rather than `schema` is not read here.
             guard let schema = parameter["schema"] else { continue }
             let value = Self.value(of: raw, location: location, parameter: parameter, schema: schema, spec: spec)
-            for violation in validator.validate(value, against: schema) where violation.isViolation {
+            for violation in validator(for: name).validate(value, against: schema) where violation.isViolation {
                 out.append(diagnostic(.trafficParameterInvalid, entry,
-                                      "\(location) parameter '\(name)' is '\(raw.joined(separator: ","))', which does not fit its schema: \(violation.pointer.isEmpty ? "" : violation.pointer + ": ")\(violation.message)",
+                                      "\(location) parameter '\(name)' is \(Self.shown(raw, name: name)), which does not fit its schema: \(violation.pointer.isEmpty ? "" : violation.pointer + ": ")\(violation.message)",
                                       related: related))
             }
         }
         return out
+    }
+
+    /// A parameter's value as a message prints it: quoted and cut, or not at all under a secret's name.
+    static func shown(_ raw: [String], name: String) -> String {
+        if concealer.isSecret(name, in: .parameter) { return "a value not shown (\(name) is a secret's name)" }
+        let text = raw.joined(separator: ",")
+        return text.count > 80 ? "'\(text.prefix(80))…' (\(text.utf8.count) bytes)" : "'\(text)'"
     }
 
     /// The parameter's text as the JSON value its schema reads: an array from repeated items or a

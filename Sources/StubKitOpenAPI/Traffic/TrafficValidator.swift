@@ -20,12 +20,26 @@ package struct TrafficValidator: Sendable {
 
     /// Every finding for one entry, in the order request line, parameters, request body, response.
     package func validate(_ entry: TrafficEntry) -> [Diagnostic] {
+        // Traffic to hosts the document does not serve (analytics, images on a CDN) is not its to judge.
+        if entry.hostIsKnown, let host = entry.url.host?.lowercased(), !spec.servers.contains(where: { $0.serves(host: host) }) {
+            return [diagnostic(.trafficNotChecked, entry, "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.servers.map(\.url).joined(separator: ", "))); not checked")]
+        }
         // Segments split before decoding, so an escaped `/` (`%2F`) stays inside its segment.
         let path = URLComponents(url: entry.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? entry.url.path
         let components = path.split(separator: "/", omittingEmptySubsequences: true).map { segment in
             PathPattern.Component.literal(String(segment).removingPercentEncoding ?? String(segment))
         }
-        switch OperationMatcher(spec: spec).match(methods: [entry.method], host: entry.hostIsKnown ? entry.url.host : nil, components: components) {
+        let matcher = OperationMatcher(spec: spec)
+        var outcome = matcher.match(methods: [entry.method], host: entry.hostIsKnown ? entry.url.host : nil, components: components)
+        if case .notFound = outcome {
+            // HTTP answers HEAD as GET without the body; a browser's CORS preflight asks the server, not the API.
+            if entry.method == "HEAD", case .found(let operations, let literals) = matcher.match(methods: ["GET"], host: entry.hostIsKnown ? entry.url.host : nil, components: components) {
+                outcome = .found(operations, literals: literals)
+            } else if entry.method == "OPTIONS", entry.header("Access-Control-Request-Method") != nil {
+                return [diagnostic(.trafficNotChecked, entry, "a CORS preflight, which the server answers for the operation it asks about; not checked")]
+            }
+        }
+        switch outcome {
         case .notChecked(let reason):
             return [diagnostic(.trafficNotChecked, entry, reason)]
         case .notFound(let message, let fix):
@@ -33,23 +47,33 @@ package struct TrafficValidator: Sendable {
                                related: .init(file: spec.file, position: spec.root["paths"]?.position, keyPath: "paths", message: "the OpenAPI document's paths"))]
         case .found(let operations, let literals):
             let operation = operations[0]
-            var out = checkParameters(entry, operation, pathLiterals: literals)
-            out += checkRequestBody(entry, operation)
-            if let response = entry.response, response.isReal { out += checkResponse(response, of: entry, operation) }
+            var labelled = entry
+            let secrets = Set(literals.filter { Self.concealer.isSecret($0.parameter, in: .parameter) }.map(\.literal))
+            labelled.shownLabel = entry.label(concealing: secrets)
+            var out = checkParameters(labelled, operation, pathLiterals: literals)
+            out += checkRequestBody(labelled, operation)
+            if let response = entry.response, response.isReal { out += checkResponse(response, of: labelled, operation) }
             return out
         }
     }
 
+    /// Names whose values reports do not print: the recorder's.
+    static let concealer = Redactor()
+
     func diagnostic(_ code: DiagnosticCode, _ entry: TrafficEntry, _ message: String, fix: String? = nil, related: Diagnostic.RelatedLocation? = nil) -> Diagnostic {
         Diagnostic(code, file: entry.source.file, position: entry.source.position, keyPath: entry.source.keyPath,
-                   message: "\(entry.label): \(message)", fix: fix, related: related)
+                   message: "\(entry.shownLabel ?? entry.label): \(message)", fix: fix, related: related)
     }
 
     // MARK: Request body
 
     private func checkRequestBody(_ entry: TrafficEntry, _ operation: SpecOperation) -> [Diagnostic] {
-        guard entry.bodyIsKnown else { return [] }
         let body = entry.body ?? Data()
+        guard entry.bodyIsKnown else {
+            guard let requestBody = operation.node["requestBody"].map(spec.resolved), Self.isTrue(requestBody["required"]), body.isEmpty else { return [] }
+            return [diagnostic(.trafficNotChecked, entry, "the input does not say what request body was sent (none of it was kept); not checked against \(operation.label)'s required body",
+                               related: operation.related("the operation", in: spec.file))]
+        }
         guard let requestBody = operation.node["requestBody"].map(spec.resolved) else {
             if body.isEmpty { return [] }
             return [diagnostic(.trafficNotChecked, entry, "the request has a body (\(body.count) bytes), which \(operation.label) does not document; not checked",
@@ -116,7 +140,7 @@ package struct TrafficValidator: Sendable {
         do { instance = try JSONSourceParser().parse(body) } catch {
             return [diagnostic(code, entry, "\(whose) is not JSON: \(error.message)", related: schemaRelated)]
         }
-        return SchemaValidator(root: spec.root, dialect: spec.dialect).validate(instance, against: schema).map { violation in
+        return SchemaValidator(root: spec.root, dialect: spec.dialect, concealing: Self.concealer).validate(instance, against: schema).map { violation in
             let at = violation.pointer.isEmpty ? "" : " at \(violation.pointer)"
             return diagnostic(violation.isViolation ? code : .trafficNotChecked, entry,
                               violation.isViolation ? "\(whose) does not fit the schema\(at): \(violation.message)" : "\(whose)\(at): \(violation.message)",
