@@ -5,11 +5,11 @@ import Foundation
 /// annotations, as JSON Schema makes them by default.
 enum FormatCheck {
     /// What the text should have been, or `nil` when it fits; `shown` is the text as the message prints it.
-    static func problem(_ text: String, format: String, shown: String) -> String? {
+    static func problem(_ text: String, format: String, shown: @autoclosure () -> String) -> String? {
         switch format {
-        case "date-time": return isDateTime(text) ? nil : "expected a date-time (RFC 3339, as 2024-05-01T12:00:00Z), got \(shown)"
-        case "date": return isDate(Substring(text)) ? nil : "expected a date (RFC 3339 full-date, as 2024-05-01), got \(shown)"
-        case "uuid": return isUUID(text) ? nil : "expected a UUID (as 3f2504e0-4f89-11d3-9a0c-0305e82c3301), got \(shown)"
+        case "date-time": return isDateTime(text) ? nil : "expected a date-time (RFC 3339, as 2024-05-01T12:00:00Z), got \(shown())"
+        case "date": return isDate(Substring(text)) ? nil : "expected a date (RFC 3339 full-date, as 2024-05-01), got \(shown())"
+        case "uuid": return isUUID(text) ? nil : "expected a UUID (as 3f2504e0-4f89-11d3-9a0c-0305e82c3301), got \(shown())"
         default: return nil
         }
     }

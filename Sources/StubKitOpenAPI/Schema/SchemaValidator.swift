@@ -258,7 +258,8 @@ package struct SchemaValidator: Sendable {
 
     private func checkBounds(_ value: SourceValue, _ schema: SourceValue, pointer: String, fail: (String) -> Void) {
         guard let number = value.numberValue else { return }
-        let shown = shown(JSONValue(value).description, at: pointer)
+        // Made only for a failure: deciding what to conceal costs more than the check.
+        var shown: String { self.shown(JSONValue(value).description, at: pointer) }
         if let min = schema["minimum"]?.numberValue {
             let exclusive = dialect == .openAPI30 && schema["exclusiveMinimum"]?.boolValue == true
             if exclusive ? number <= min : number < min { fail("expected \(exclusive ? "more than" : "at least") \(JSONValue.number(min)), got \(shown)") }

@@ -103,51 +103,56 @@ enum HAREntryLocator {
             /// The bytes of the key whose value is being read.
             var key: Range<Int>?
         }
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), newline = UInt8(ascii: "\n")
+        let colon = UInt8(ascii: ":"), comma = UInt8(ascii: ","), openBrace = UInt8(ascii: "{"), openBracket = UInt8(ascii: "[")
+        let closeBrace = UInt8(ascii: "}"), closeBracket = UInt8(ascii: "]")
         return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [SourcePosition] in
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return [] }
+            let count = bytes.count
             func isKey(_ range: Range<Int>?, _ word: StaticString) -> Bool {
                 guard let range, range.count == word.utf8CodeUnitCount else { return false }
-                return word.withUTF8Buffer { word in zip(range, word).allSatisfy { bytes[$0.0] == $0.1 } }
+                return memcmp(base + range.lowerBound, word.utf8Start, range.count) == 0
             }
             var out: [SourcePosition] = []
             var stack: [Frame] = []
             var line = 1
             var lineStart = 0
-            var inString = false
-            var escaped = false
-            var stringStart = 0
-            var stringIsKey = false
-            for i in 0..<bytes.count {
-                let byte = bytes[i]
-                if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                        if stringIsKey { stack[stack.count - 1].key = stringStart..<i }
+            var i = 0
+            while i < count {
+                let byte = base[i]
+                if byte == quote {
+                    // Most of a HAR is inside strings (bodies): jump to the closing quote, one not escaped.
+                    let start = i + 1
+                    var end = start
+                    while end < count {
+                        guard let found = memchr(base + end, Int32(quote), count - end) else { end = count; break }
+                        end = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+                        var backslashes = 0
+                        while end - backslashes - 1 >= start, base[end - backslashes - 1] == backslash { backslashes += 1 }
+                        if backslashes % 2 == 0 { break }
+                        end += 1
                     }
+                    if let last = stack.last, last.isObject, last.expectingKey { stack[stack.count - 1].key = start..<end }
+                    i = end + 1
                     continue
                 }
-                switch byte {
-                case UInt8(ascii: "\n"):
+                if byte == newline {
                     line += 1
                     lineStart = i + 1
-                case UInt8(ascii: "\""):
-                    inString = true
-                    stringStart = i + 1
-                    stringIsKey = stack.last.map { $0.isObject && $0.expectingKey } ?? false
-                case UInt8(ascii: ":"):
+                } else if byte == colon {
                     if !stack.isEmpty { stack[stack.count - 1].expectingKey = false }
-                case UInt8(ascii: ","):
+                } else if byte == comma {
                     if let last = stack.last, last.isObject { stack[stack.count - 1].expectingKey = true }
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    let isObject = byte == UInt8(ascii: "{")
+                } else if byte == openBrace || byte == openBracket {
+                    let isObject = byte == openBrace
                     if isObject, stack.count == 3, !stack[2].isObject, isKey(stack[1].key, "entries"), isKey(stack[0].key, "log") {
                         out.append(SourcePosition(line: line, column: i - lineStart + 1))
                     }
                     stack.append(Frame(isObject: isObject, expectingKey: isObject, key: nil))
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                } else if byte == closeBrace || byte == closeBracket {
                     if !stack.isEmpty { stack.removeLast() }
-                default:
-                    break
                 }
+                i += 1
             }
             return out
         }

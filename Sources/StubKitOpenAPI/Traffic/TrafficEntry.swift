@@ -66,8 +66,8 @@ package struct TrafficEntry: Sendable {
     package var bodyIsKnown = true
     package var response: Response?
     package var source: Source
-    /// The label with the values of secret path parameters concealed, once the operation says which.
-    var shownLabel: String?
+    /// Path segments that are the values of secret path parameters, once the operation says which.
+    var concealedPathSegments: Set<String> = []
 
     package init(index: Int, method: String, url: URL, headers: [Header], body: Data?, response: Response?, source: Source) {
         self.index = index
@@ -81,7 +81,7 @@ package struct TrafficEntry: Sendable {
 
     /// `#3 POST https://api.example/v1/orders`: how diagnostics name the entry, without what the URL
     /// carries that the recorder would redact (user info, `?api_key=…`), cut to a readable length.
-    package var label: String { label(concealing: []) }
+    package var label: String { label(concealing: concealedPathSegments) }
 
     /// The label, with the path segments in `secrets` (values of secret path parameters) concealed too.
     package func label(concealing secrets: Set<String>) -> String {
@@ -100,7 +100,7 @@ package struct TrafficEntry: Sendable {
             }.joined(separator: "/")
         }
         if let items = components.percentEncodedQueryItems {
-            let redactor = Redactor()
+            let redactor = TrafficValidator.concealer
             components.percentEncodedQueryItems = items.map { item in
                 let name = item.name.removingPercentEncoding ?? item.name
                 return redactor.isSecret(name, in: .parameter) && item.value != nil ? URLQueryItem(name: item.name, value: Redactor.placeholder) : item

@@ -48,8 +48,7 @@ package struct TrafficValidator: Sendable {
         case .found(let operations, let literals):
             let operation = operations[0]
             var labelled = entry
-            let secrets = Set(literals.filter { Self.concealer.isSecret($0.parameter, in: .parameter) }.map(\.literal))
-            labelled.shownLabel = entry.label(concealing: secrets)
+            labelled.concealedPathSegments = Set(literals.filter { Self.concealer.isSecret($0.parameter, in: .parameter) }.map(\.literal))
             var out = checkParameters(labelled, operation, pathLiterals: literals)
             out += checkRequestBody(labelled, operation)
             if let response = entry.response, response.isReal { out += checkResponse(response, of: labelled, operation) }
@@ -62,7 +61,7 @@ package struct TrafficValidator: Sendable {
 
     func diagnostic(_ code: DiagnosticCode, _ entry: TrafficEntry, _ message: String, fix: String? = nil, related: Diagnostic.RelatedLocation? = nil) -> Diagnostic {
         Diagnostic(code, file: entry.source.file, position: entry.source.position, keyPath: entry.source.keyPath,
-                   message: "\(entry.shownLabel ?? entry.label): \(message)", fix: fix, related: related)
+                   message: "\(entry.label): \(message)", fix: fix, related: related)
     }
 
     // MARK: Request body
