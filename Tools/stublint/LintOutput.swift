@@ -52,6 +52,7 @@ enum LintOutput {
                 var item: [String: Any] = ["code": d.code.rawValue, "severity": d.severity.rawValue, "file": d.file, "keyPath": d.keyPath, "message": d.message]
                 if let p = d.position { item["line"] = p.line; item["column"] = p.column }
                 if let fix = d.fix { item["fix"] = fix }
+                if let pointer = d.pointer { item["pointer"] = pointer }
                 if let r = d.related {
                     var related: [String: Any] = ["file": r.file, "keyPath": r.keyPath, "message": r.message]
                     if let p = r.position { related["line"] = p.line; related["column"] = p.column }

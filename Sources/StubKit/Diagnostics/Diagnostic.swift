@@ -41,6 +41,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public var fix: String?
     /// A second place involved (the earlier rule that shadows this one, the other rules file).
     package var related: RelatedLocation?
+    /// A JSON pointer into the body the finding is about (`/items/0/quantity`), when it is about a
+    /// value inside one; empty for the whole body.
+    package var pointer: String?
 
     package struct RelatedLocation: Sendable, Hashable {
         package var file: String

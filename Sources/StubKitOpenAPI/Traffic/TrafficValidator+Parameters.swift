@@ -29,7 +29,17 @@ extension TrafficValidator {
                                       related: pathRelated))
             }
         }
-        let queryItems = URLComponents(url: entry.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        // Query values decoded as servers decode forms: `+` is a space.
+        let queryItems = (URLComponents(url: entry.url, resolvingAgainstBaseURL: false)?.percentEncodedQueryItems ?? []).map { item in
+            func decoded(_ text: String) -> String { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text }
+            return URLQueryItem(name: decoded(item.name), value: item.value.map(decoded))
+        }
+        let cookies = entry.headers.filter { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }.flatMap { header in
+            header.value.split(separator: ";").compactMap { pair -> (String, String)? in
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                return parts.count == 2 ? (parts[0], parts[1]) : nil
+            }
+        }
         for parameter in operation.parameters {
             guard let name = parameter["name"]?.stringValue, let location = parameter["in"]?.stringValue else { continue }
             let related = operation.related("parameter '\(name)' (in \(location))", in: spec.file, at: parameter.position)
@@ -39,6 +49,8 @@ extension TrafficValidator {
                 // Sent, but its value not kept (a recording's secret): present, not checked.
                 if entry.queryNamesWithoutValues.contains(name) { continue }
                 raw = queryItems.filter { $0.name == name }.map { $0.value ?? "" }
+            case "cookie":
+                raw = cookies.filter { $0.0 == name }.map(\.1)
             case "header":
                 guard !Self.ignoredHeaders.contains(name.lowercased()) else { continue }
                 raw = entry.headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map { $0.value.trimmingCharacters(in: .whitespaces) }
@@ -47,7 +59,7 @@ extension TrafficValidator {
             }
             if raw.isEmpty {
                 // A recording keeps only the headers its rule matches on; one it does not name may have been sent.
-                if Self.isTrue(parameter["required"]), location != "header" || entry.headersAreComplete {
+                if Self.isTrue(parameter["required"]), location == "query" || location == "path" || entry.headersAreComplete {
                     out.append(diagnostic(.trafficParameterInvalid, entry, "required \(location) parameter '\(name)' is missing", related: related))
                 }
                 continue

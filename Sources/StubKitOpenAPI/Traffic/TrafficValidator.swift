@@ -141,9 +141,11 @@ package struct TrafficValidator: Sendable {
         }
         return SchemaValidator(root: spec.root, dialect: spec.dialect, concealing: Self.concealer).validate(instance, against: schema).map { violation in
             let at = violation.pointer.isEmpty ? "" : " at \(violation.pointer)"
-            return diagnostic(violation.isViolation ? code : .trafficNotChecked, entry,
-                              violation.isViolation ? "\(whose) does not fit the schema\(at): \(violation.message)" : "\(whose)\(at): \(violation.message)",
-                              related: schemaRelated)
+            var found = diagnostic(violation.isViolation ? code : .trafficNotChecked, entry,
+                                   violation.isViolation ? "\(whose) does not fit the schema\(at): \(violation.message)" : "\(whose)\(at): \(violation.message)",
+                                   related: schemaRelated)
+            found.pointer = violation.pointer
+            return found
         }
     }
 

@@ -26,6 +26,13 @@ struct TrafficInputsTests {
             - { name: X-Client, in: header, required: true, schema: { type: string } }
           responses:
             '200': { description: ok, content: { application/json: { schema: { type: object } } } }
+      /menu:
+        get:
+          parameters:
+            - { name: dish, in: query, required: true, schema: { type: string, enum: [pizza margherita] } }
+            - { name: region, in: cookie, required: true, schema: { type: string, enum: [eu, us] } }
+          responses:
+            '200': { description: ok }
       /login:
         post:
           requestBody:
@@ -161,6 +168,26 @@ struct TrafficInputsTests {
         #expect(out.stdout.contains("at /password: expected text matching /^[a-z]+$/, got a value not shown (password is a secret's name)"), "\(out.stdout)")
         #expect(!out.stdout.contains(String(repeating: "x", count: 200)), "a 5,000-character value was printed whole")
         #expect(out.stdout.contains("(5000 bytes)"), "\(out.stdout)")
+    }
+
+    @Test("cookie parameters are read from the Cookie header; '+' in a query value is a space, as servers read forms")
+    func cookiesAndPlus() throws {
+        let dir = try TrafficBadInputTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("spec.yaml")
+        try Data(Self.secretsSpec.utf8).write(to: spec)
+        let lines = [
+            #"{"v":1,"kind":"request","id":1,"method":"GET","url":"https://api.secrets.example/menu?dish=pizza+margherita","requestHeaders":{"Cookie":"theme=dark; region=eu"},"status":200}"#,
+            #"{"v":1,"kind":"request","id":2,"method":"GET","url":"https://api.secrets.example/menu?dish=pizza%20margherita","requestHeaders":{"Cookie":"region=mars"},"status":200}"#,
+            #"{"v":1,"kind":"request","id":3,"method":"GET","url":"https://api.secrets.example/menu?dish=pizza+margherita","status":200}"#,
+        ]
+        let journal = dir.appendingPathComponent("app.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
+        let out = try Self.run(["--openapi", spec.path, journal.path])
+        #expect(!out.stdout.contains("#1 GET"), "a conforming request was reported: \(out.stdout)")
+        #expect(out.stdout.contains("#2 GET https://api.secrets.example/menu?dish=pizza%20margherita: cookie parameter 'region' is 'mars'"), "\(out.stdout)")
+        #expect(out.stdout.contains("#3 GET https://api.secrets.example/menu?dish=pizza+margherita: required cookie parameter 'region' is missing"), "\(out.stdout)")
+        #expect(out.stdout.hasSuffix("2 errors, 0 warnings, 0 notes in 1 input (3 entries)\n"), "\(out.stdout)")
     }
 
     @Test("a StubKit HAR entry whose '_stubkit' this version cannot read is not taken for the real backend's answer")
