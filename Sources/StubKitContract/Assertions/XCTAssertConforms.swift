@@ -13,6 +13,8 @@ import XCTest
 ///   - report: the check, usually ``ContractCheck/check(_:)`` written inline; an error it throws
 ///     (a journal that cannot be read) fails the test too.
 ///   - message: put before the listing.
+///   - file: where the failure is reported; the caller's file by default.
+///   - line: where the failure is reported; the caller's line by default.
 public func XCTAssertConforms(_ report: @autoclosure () throws -> ContractReport, _ message: @autoclosure () -> String = "",
                               file: StaticString = #filePath, line: UInt = #line) {
     let text: String
