@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "StubKitTesting", targets: ["StubKitTesting"]),
         // For unit and integration test targets: a Swift Testing trait and an XCTest helper giving each test its own engine.
         .library(name: "StubKitUnitTesting", targets: ["StubKitUnitTesting"]),
+        // For UI-test targets and test runners: the app's live journal checked against the API's OpenAPI
+        // document. Empty unless the dependent turns the `Tools` trait on (it brings OpenAPIKit and Yams).
+        .library(name: "StubKitContract", targets: ["StubKitContract"]),
         .executable(name: "stubdemo", targets: ["stubdemo"]),
         .executable(name: "stublint", targets: ["stublint"]),
         .executable(name: "stubbench", targets: ["stubbench"]),
@@ -112,6 +115,10 @@ let package = Package(
                 .product(name: "GraphQL", package: "GraphQL", condition: .when(traits: ["Tools"])),
             ]
         ),
+        // MARK: Checking the app's traffic from the test runner (tools only; UI-test targets and runners)
+        // `ContractCheck` and its XCTest and Swift Testing assertions, over the checks of `stublint traffic`.
+        // Its own target so that StubKitTesting stays Foundation and StubKit only.
+        .target(name: "StubKitContract", dependencies: ["StubKit", "StubKitTesting", "StubKitOpenAPI"]),
         // MARK: Local stub server (tools and test runners only; apps never link it)
         // The same bundles served over HTTP to any process, on SwiftNIO.
         .target(
@@ -184,6 +191,7 @@ let package = Package(
             dependencies: ["StubKit", "StubKitImport", "StubKitTestSupport", .product(name: "Yams", package: "Yams", condition: .when(traits: ["Tools"]))]
         ),
         .testTarget(name: "StubKitOpenAPITests", dependencies: ["StubKit", "StubKitOpenAPI", "StubKitTestSupport"]),
+        .testTarget(name: "StubKitContractTests", dependencies: ["StubKit", "StubKitTesting", "StubKitContract", "StubKitTestSupport"]),
         .testTarget(name: "StubKitGraphQLTests", dependencies: ["StubKit", "StubKitGraphQL", "StubKitTestSupport"]),
         .testTarget(name: "StubKitServerTests", dependencies: ["StubKit", "StubKitServer", "StubKitTestSupport"]),
         // The trait and the XCTest helper as a test target uses them, with its templates as resources (`Bundle.module`).

@@ -5,7 +5,7 @@
     public-api.py GRAPH_DIR MODULE FILE       compares with FILE; exits 1 with the difference when they differ
     public-api.py GRAPH_DIR MODULE FILE --update   rewrites FILE
 
-Tools/scripts/build-docs runs it for StubKit and StubKitTesting against docs/api/*.txt, so a change to what
+Tools/scripts/build-docs runs it for StubKit, StubKitTesting and StubKitContract against docs/api/*.txt, so a change to what
 apps and test authors see is a deliberate, reviewed edit of those files. Synthesized members (==, hash,
 the default implementations of protocol requirements) are left out: they follow from the conformances,
 which are listed. The graphs are built on Linux, so declarations inside Apple-only #if blocks are not
