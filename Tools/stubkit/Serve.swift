@@ -40,6 +40,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Record forwarded exchanges into this template (in the bundles folder); implies --forward.")
     var record: String?
 
+    @Option(help: "An OpenAPI 3 document (YAML or JSON); with --record, the recorded responses that do not fit it are reported at the end of the run.")
+    var openapi: String?
+
     @Option(name: .customLong("record-mode"), help: "missing (default), all or once, as STUB_RECORD_MODE.")
     var recordMode = "missing"
 
@@ -110,6 +113,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Recording modes as in-process (STUB_RECORD_MODE): `once` replays an existing recording with
         // the network off; `missing` replays it and records what it lacks; `all` records everything anew.
+        let driftSpec = try loadDriftSpec()
         var recorder: Recorder? = nil
         var replay: [String] = []
         var onMiss: StubServerConfiguration.MissPolicy = forward ? .forward : .refuse
@@ -180,6 +184,7 @@ struct Serve: AsyncParsableCommand {
         if let har { write(engine.journal.harData(), to: har) }
         if let report { write(Data(JournalReport(engine: engine).html.utf8), to: report) }
         if let recorder { print(recorder.summary.description) }
+        if let recorder, let driftSpec { reportDrift(of: recorder, against: driftSpec) }
         print("stopped")
     }
 

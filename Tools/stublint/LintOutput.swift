@@ -36,10 +36,7 @@ enum LintOutput {
         if !quiet {
             for d in diagnostics {
                 out += d.description + "\n"
-                if let related = d.related {
-                    let location = related.position.map { "\(related.file):\($0.line):\($0.column)" } ?? related.file
-                    out += "\(location): note: \(related.keyPath.isEmpty ? "" : related.keyPath + ": ")\(related.message)\n"
-                }
+                if let related = d.related { out += related.noteLine + "\n" }
             }
         }
         return out + summary.line + "\n"

@@ -57,6 +57,12 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
             self.keyPath = keyPath
             self.message = message
         }
+
+        /// The compiler-style note line that follows the diagnostic: `file:line:col: note: keyPath: message`.
+        package var noteLine: String {
+            let location = position.map { "\(file):\($0.line):\($0.column)" } ?? file
+            return "\(location): note: \(keyPath.isEmpty ? "" : keyPath + ": ")\(message)"
+        }
     }
 
     package init(

@@ -103,6 +103,9 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let trafficResponseBodyInvalid = DiagnosticCode("SK214", .error, "a real backend's response of a content type the operation does not list, or a body not valid against its schema")
     package static let trafficNotChecked = DiagnosticCode("SK215", .note, "traffic the checks cannot check: a cut-off body, a body the spec does not describe, a recorded rule with a path pattern")
     package static let unreadableTraffic = DiagnosticCode("SK216", .error, "a line of a live journal that cannot be read (not JSON, not UTF-8, cut off, too long); skipped")
+    package static let recordedResponseDrift = DiagnosticCode("SK217", .error, "a response a recording kept from the real backend that does not fit the OpenAPI document: the backend changed, or the spec is out of date")
+    package static let trafficGraphQLDocumentInvalid = DiagnosticCode("SK218", .error, "a GraphQL request whose document does not parse, is not valid against the schema, or lacks the operation it names (`stublint traffic --graphql-schema`)")
+    package static let trafficGraphQLVariablesInvalid = DiagnosticCode("SK219", .error, "a GraphQL request whose variables do not fit the operation's variable definitions: a required one missing, an undeclared one, a value of the wrong type")
 
     // MARK: Against a GraphQL schema and operation documents (`stublint lint --graphql-schema`)
     package static let unreadableGraphQLSchema = DiagnosticCode("SK300", .error, "the GraphQL schema cannot be read, does not parse, or does not build")
@@ -126,7 +129,8 @@ public struct DiagnosticCode: RawRepresentable, Sendable, Hashable, CustomString
         .unreadableSpec, .operationNotFound, .pathParameterMismatch, .undocumentedStatus, .undocumentedContentType,
         .bodySchemaViolation, .placeholderDecidesType, .operationNotStubbed, .ruleNotChecked,
         .trafficOperationNotFound, .trafficParameterInvalid, .trafficRequestBodyInvalid, .trafficResponseStatusUndocumented,
-        .trafficResponseBodyInvalid, .trafficNotChecked, .unreadableTraffic,
+        .trafficResponseBodyInvalid, .trafficNotChecked, .unreadableTraffic, .recordedResponseDrift,
+        .trafficGraphQLDocumentInvalid, .trafficGraphQLVariablesInvalid,
         .unreadableGraphQLSchema, .invalidGraphQLDocument, .graphQLOperationNotFound, .graphQLOperationTypeMismatch, .graphQLVariablesMismatch,
         .graphQLDataMismatch, .graphQLResponseMalformed, .graphQLRuleNotChecked, .graphQLOperationNotStubbed,
     ]

@@ -21,12 +21,25 @@ package struct GraphQLVariablesValidator {
     }
 
     let schema: GraphQLSchemaDocument
-    /// `variablesEqual`: the value is the whole of the variables, so required ones must be in it.
+    /// `variablesEqual`, or a request's variables: the value is the whole of the variables, so required
+    /// ones must be in it.
     let exact: Bool
+    /// A request's variables (what a server would refuse), rather than a rule's condition on them.
+    var sent = false
     private(set) var violations: [Violation] = []
 
+    /// The variables a request sent (`nil`: none) against the operation's definitions, as a server
+    /// coerces them: every required variable there, none it does not declare, each of its type.
+    package static func validate(sent variables: SourceValue?, definitions: [VariableDefinition], schema: GraphQLSchemaDocument) -> [Violation] {
+        validate(variables ?? SourceValue(.dictionary([])), exact: true, sent: true, definitions: definitions, schema: schema)
+    }
+
     package static func validate(_ variables: SourceValue, exact: Bool, definitions: [VariableDefinition], schema: GraphQLSchemaDocument) -> [Violation] {
-        var validator = GraphQLVariablesValidator(schema: schema, exact: exact)
+        validate(variables, exact: exact, sent: false, definitions: definitions, schema: schema)
+    }
+
+    private static func validate(_ variables: SourceValue, exact: Bool, sent: Bool, definitions: [VariableDefinition], schema: GraphQLSchemaDocument) -> [Violation] {
+        var validator = GraphQLVariablesValidator(schema: schema, exact: exact, sent: sent)
         guard let entries = variables.dictionaryValue else {
             return [Violation(pointer: "", message: "variables are a JSON object, not \(variables.typeDescription)", position: variables.position)]
         }
@@ -45,7 +58,8 @@ package struct GraphQLVariablesValidator {
             for definition in definitions where definition.type is NonNullType && definition.defaultValue == nil {
                 let name = definition.variable.name.value
                 if !entries.contains(where: { $0.key == name }) {
-                    validator.violations.append(Violation(pointer: "", message: "$\(name) is \(Self.reference(definition.type)) with no default, so every request sends it; 'variablesEqual' leaves it out and can never match",
+                    let consequence = sent ? "and the request does not send it" : "so every request sends it; 'variablesEqual' leaves it out and can never match"
+                    validator.violations.append(Violation(pointer: "", message: "$\(name) is \(Self.reference(definition.type)) with no default, \(consequence)",
                                                           position: variables.position))
                 }
             }

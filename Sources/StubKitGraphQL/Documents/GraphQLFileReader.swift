@@ -22,11 +22,24 @@ package enum GraphQLFileReader {
         }
         var single = GraphQLSourceText()
         single.append(text, file: display, url: url)
-        if let offset = GraphQLNestingScan.firstTooDeep(in: text) {
-            return .failure(GraphQLProblem(file: display, position: single.location(of: offset)?.position,
-                                           message: "nesting deeper than \(GraphQLNestingScan.maximumDepth) levels; not parsed"))
-        }
+        if let problem = nestingProblem(in: single) { return .failure(problem) }
         return .success(text)
+    }
+
+    /// A document that is not a file (a request's `query`): the nesting pre-scan, then the parse.
+    /// Problems are placed in the document's own lines and columns, named `display`.
+    package static func parse(document: String, display: String) -> Result<(Document, GraphQLSourceText), GraphQLProblem> {
+        var single = GraphQLSourceText()
+        single.append(document, file: display, url: URL(fileURLWithPath: display))
+        if let problem = nestingProblem(in: single) { return .failure(problem) }
+        return parse(single, name: display).map { ($0, single) }
+    }
+
+    /// The nesting pre-scan of one file's text: deep nesting would exhaust the recursive parser's stack.
+    private static func nestingProblem(in single: GraphQLSourceText) -> GraphQLProblem? {
+        guard let offset = GraphQLNestingScan.firstTooDeep(in: single.text) else { return nil }
+        return GraphQLProblem(file: single.parts.first?.file ?? "", position: single.location(of: offset)?.position,
+                              message: "nesting deeper than \(GraphQLNestingScan.maximumDepth) levels; not parsed")
     }
 
     /// Parses one source, mapping a syntax error to its file, line and column.

@@ -118,15 +118,21 @@ package struct GraphQLOperationDocuments: @unchecked Sendable {
                 let end = i + 1 < definitions.count ? definitions[i + 1].range.lowerBound : Int.max
                 definitions[i].range = definitions[i].range.lowerBound..<end
             }
-            for error in GraphQL.validate(schema: schema.schema, ast: document) {
-                let problem = GraphQLFileReader.problem(error, in: text)
-                let offset = error.positions.first ?? -1
+            for (problem, offset) in validate(document, in: text, schema: schema) {
                 let owner = definitions.first { $0.range.contains(offset) }
                 validation.append((problem, owner))
             }
         }
         return GraphQLOperationDocuments(text: text, operations: operations, fragments: fragments, fragmentDefinitions: fragmentDefinitions,
                                          problems: problems + validation.map(\.0), validationProblems: validation)
+    }
+
+    /// GraphQLSwift's validation of a parsed document against the schema (the spec's rules): each problem
+    /// at its place in `text`, with its UTF-8 offset there (-1 when it has none).
+    package static func validate(_ document: Document, in text: GraphQLSourceText, schema: GraphQLSchemaDocument) -> [(problem: GraphQLProblem, offset: Int)] {
+        GraphQL.validate(schema: schema.schema, ast: document).map { error in
+            (GraphQLFileReader.problem(error, in: text), error.positions.first ?? -1)
+        }
     }
 
     /// The validation problems of an operation: in its own text or in a fragment it spreads.

@@ -25,6 +25,9 @@ package struct OpenAPILinter: Sendable {
         package var stubbed: Set<String>
         /// With coverage: "12 of 30 operations stubbed".
         package var coverageLine: String
+        /// Responses of recorded bundles (`recordedAt`) that do not fit the spec (SK217), each counted once
+        /// however many findings it has.
+        package var driftedResponses = 0
     }
 
     /// Checks the rules of each bundle folder (loaded as the engine loads them; rules with errors are
@@ -35,12 +38,15 @@ package struct OpenAPILinter: Sendable {
         options.reportLegacyKeys = false
         var diagnostics: [Diagnostic] = []
         var stubbed = Set<String>()
+        var drifted = 0
         for folder in folders {
             let bundle = BundleLoader(options: options).load(folder: folder).bundle
             let tree = bundle.rulesFile.flatMap { url in (try? Data(contentsOf: url)).flatMap { try? BundleLoader.parse($0, fileName: url.lastPathComponent) } }
+            // A recording's responses are what the real backend said, so a mismatch is drift, not a wrong stub.
+            let recorded = tree?["recordedAt"] != nil
             for rule in bundle.rules {
                 let ruleTree = RuleTree(root: tree, source: rule.source)
-                diagnostics += check(rule, tree: ruleTree, stubbed: &stubbed)
+                diagnostics += check(rule, tree: ruleTree, recorded: recorded, drifted: &drifted, stubbed: &stubbed)
             }
         }
         if coverage {
@@ -52,12 +58,13 @@ package struct OpenAPILinter: Sendable {
         }
         let stubbedCount = spec.operations.filter { stubbed.contains($0.label) }.count
         return Report(diagnostics: diagnostics.sortedForDisplay(), stubbed: stubbed,
-                      coverageLine: "\(stubbedCount) of \(spec.operations.count) operation\(spec.operations.count == 1 ? "" : "s") stubbed")
+                      coverageLine: "\(stubbedCount) of \(spec.operations.count) operation\(spec.operations.count == 1 ? "" : "s") stubbed",
+                      driftedResponses: drifted)
     }
 
     // MARK: One rule
 
-    private func check(_ rule: StubRule, tree: RuleTree, stubbed: inout Set<String>) -> [Diagnostic] {
+    private func check(_ rule: StubRule, tree: RuleTree, recorded: Bool, drifted: inout Int, stubbed: inout Set<String>) -> [Diagnostic] {
         let source = rule.source
         let matcher = OperationMatcher(spec: spec)
         switch matcher.match(rule) {
@@ -84,9 +91,15 @@ package struct OpenAPILinter: Sendable {
             let responses = rule.sequence?.responses ?? [rule.response]
             for (i, response) in responses.enumerated() where response.error == nil {
                 let responseTree = rule.sequence == nil ? tree : tree.item(i)
+                var found: [Diagnostic] = []
                 for operation in operations {
-                    diagnostics += check(response, of: rule, at: responseTree, against: operation)
+                    found += check(response, of: rule, at: responseTree, against: operation)
                 }
+                if recorded {
+                    found = found.map(Self.drift)
+                    if found.contains(where: { $0.code == .recordedResponseDrift }) { drifted += 1 }
+                }
+                diagnostics += found
             }
             return diagnostics
         }
