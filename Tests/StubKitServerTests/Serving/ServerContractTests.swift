@@ -19,7 +19,8 @@ struct ServerContractTests {
                 { "name": "restaurants", "method": "GET", "path": "/v1/restaurants", "status": 200, "json": { "restaurants": [] } },
                 { "name": "place order", "method": "POST", "path": "/v1/orders",
                   "responses": [ { "status": 201, "json": \(order) }, { "status": 201, "json": \(order) } ], "afterLast": "fail" },
-                { "name": "broken order", "method": "GET", "path": "/v1/orders/{id}", "status": 200, "json": { "id": "not a uuid", "state": "lost" } }
+                { "name": "broken order", "method": "GET", "path": "/v1/orders/{id}", "status": 200, "json": { "id": "not a uuid", "state": "lost" } },
+                { "name": "cancel order", "method": "DELETE", "path": "/v1/orders/{id}", "status": 200 }
               ] }
             """])
         return folder
@@ -116,9 +117,13 @@ struct ServerContractTests {
         let broken = try Curl.request("\(server.baseURL)/api.takeaway.example/v1/orders/5b8f3c1e-2a4d-4c6b-9e7f-1a2b3c4d5e6f")
         #expect(broken.status == 200 && broken.json["state"] as? String == "lost", "the stub's answer is sent as it is")
         #expect(try Self.post(server, body: Self.goodOrder, idempotencyKey: false).status == 201)
+        #expect(try Curl.request("\(server.baseURL)/api.takeaway.example/v1/orders/9", ["--request", "DELETE"]).status == 200)
 
         let journal = try Self.journal(server)
-        try #require(journal.count == 2, "\(journal)")
+        try #require(journal.count == 3, "\(journal)")
+        let status = Self.findings(journal[2].stubkit)
+        #expect(status.map { $0["code"] as? String } == ["SK213"], "\(status)")
+        #expect((status.first?["message"] as? String)?.hasPrefix("the stub answered 200, which DELETE /orders/{orderId} does not document") == true, "\(status)")
         let findings = Self.findings(journal[0].stubkit)
         #expect(!findings.isEmpty && findings.allSatisfy { $0["code"] as? String == "SK214" && $0["subject"] as? String == "stubResponse" && $0["severity"] as? String == "warning" },
                 "\(findings)")
