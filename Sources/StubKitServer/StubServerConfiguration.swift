@@ -39,6 +39,8 @@ package struct StubServerConfiguration: Sendable {
     package var shutdownGrace: TimeInterval = 10
     /// The longest wait the admin API accepts (`timeout` and `within`).
     package var maximumAdminWait: TimeInterval = 300
+    /// Checks each exchange against the API's contract (`stubkit serve --openapi`); `nil`: none.
+    package var contractCheck: ContractCheck?
     /// Event-loop threads.
     package var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
 

@@ -7,18 +7,6 @@ import StubKitOpenAPI
 /// `stubkit serve --record … --openapi SPEC`: at the end of a recording, the responses the real backend
 /// sent are checked against the spec, and those that do not fit are reported as drift on stderr.
 extension Serve {
-    /// The spec recordings are checked against: only with both `--record` and `--openapi`. Loaded before
-    /// serving, so a spec that cannot be read stops the run at once (exit 2), not after a recording.
-    func loadDriftSpec() throws -> OpenAPISpec? {
-        guard record != nil, let openapi else { return nil }
-        do {
-            return try OpenAPISpec.load(URL(fileURLWithPath: openapi), display: openapi)
-        } catch {
-            printError("\(error.description) [\(DiagnosticCode.unreadableSpec.rawValue)]")
-            throw ExitCode.badInput
-        }
-    }
-
     /// Prints the drift report of the recorded bundle: each SK217 finding as `stublint lint --openapi`
     /// prints it (with its note at the spec), then how many recorded responses do not fit. Nothing when
     /// every response fits. The exit status stays 0: the run itself went well, and a CI gate is

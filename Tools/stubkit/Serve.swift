@@ -11,7 +11,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         Prints "listening on http://HOST:PORT" once connections are accepted. A request path may start with a host \
         (/api.example.com/v1/menu stands for https://api.example.com/v1/menu). SIGINT or SIGTERM shuts down gracefully. \
-        Exit status: 0 after a shutdown, 2 for bad arguments, a template that does not load, or an address that cannot be bound.
+        With --openapi, each request (and with --validate responses or both, each answer) is checked against the \
+        OpenAPI document; findings go to stderr and into the journal (HAR: _stubkit.contract). \
+        Exit status: 0 after a shutdown, 2 for bad arguments, a template or spec that does not load, or an address that cannot be bound.
         """
     )
 
@@ -39,9 +41,6 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Record forwarded exchanges into this template (in the bundles folder); implies --forward.")
     var record: String?
-
-    @Option(help: "An OpenAPI 3 document (YAML or JSON); with --record, the recorded responses that do not fit it are reported at the end of the run.")
-    var openapi: String?
 
     @Option(name: .customLong("record-mode"), help: "missing (default), all or once, as STUB_RECORD_MODE.")
     var recordMode = "missing"
@@ -76,6 +75,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("shutdown-grace"), help: "Seconds answers in flight may take to finish at shutdown before they are cut off.")
     var shutdownGrace: Double = 10
 
+    @Option(help: ArgumentHelp("Check each exchange against this OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON); findings are journalled and printed. With --record, the recorded responses that do not fit it are reported at the end of the run.", valueName: "spec"))
+    var openapi: String?
+
+    @Option(name: .customLong("validate"), help: "With --openapi: check requests (the default), responses (the stubs' and the backend's) or both.")
+    var contractScope: ServeContract.Scope?
+
+    @Flag(name: .customLong("reject-invalid-requests"), help: "With --openapi: answer a request that violates the spec 400 (application/problem+json) instead of the stubs.")
+    var rejectInvalidRequests = false
+
     @Option(help: "Write the journal as HAR to this file at shutdown.")
     var har: String?
 
@@ -85,6 +93,13 @@ struct Serve: AsyncParsableCommand {
     /// Checks the options together. A problem exits 2 (as the discussion says), not ArgumentParser's 64
     /// for validation errors, so scripts see one status for every bad argument of `serve`.
     func validate() throws {
+        // Usage errors (64, with the usage): these options say nothing without the spec.
+        if openapi == nil, contractScope != nil || rejectInvalidRequests {
+            throw ValidationError("\(contractScope != nil ? "--validate" : "--reject-invalid-requests") needs --openapi SPEC, the OpenAPI document to check against")
+        }
+        if rejectInvalidRequests && contractScope == .responses {
+            throw ValidationError("--reject-invalid-requests needs the requests checked: --validate requests or both, not responses")
+        }
         if let problem = argumentProblem {
             printError(problem)
             throw ExitCode.badInput
@@ -113,7 +128,8 @@ struct Serve: AsyncParsableCommand {
         }
         // Recording modes as in-process (STUB_RECORD_MODE): `once` replays an existing recording with
         // the network off; `missing` replays it and records what it lacks; `all` records everything anew.
-        let driftSpec = try loadDriftSpec()
+        // Loaded once, before serving: a spec that cannot be read stops the run at once (exit 2).
+        let spec = try openapi.map(ServeContract.load)
         var recorder: Recorder? = nil
         var replay: [String] = []
         var onMiss: StubServerConfiguration.MissPolicy = forward ? .forward : .refuse
@@ -138,7 +154,11 @@ struct Serve: AsyncParsableCommand {
                 onMiss = .forward
             }
         }
+        let driftSpec = record != nil ? spec : nil
         var configuration = StubServerConfiguration()
+        if let spec {
+            configuration.contractCheck = ServeContract.check(spec, scope: contractScope ?? .requests, rejectsInvalidRequests: rejectInvalidRequests)
+        }
         configuration.host = host
         configuration.port = port
         configuration.onMiss = onMiss

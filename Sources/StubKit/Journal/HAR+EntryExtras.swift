@@ -16,6 +16,8 @@ extension HAR {
         package var location: String?
         package var error: Failure?
         package var nearMisses: [NearMiss]?
+        /// How the exchange departs from the API's contract (`stubkit serve --openapi`).
+        package var contract: [ContractFinding]?
 
         package init(answered: Bool) { self.answered = answered }
 
@@ -29,6 +31,16 @@ extension HAR {
             package var rule: String
             package var location: String
             package var mismatches: [String]
+        }
+
+        package struct ContractFinding: Codable, Sendable {
+            package var code: String
+            package var severity: String
+            /// `request`, `stubResponse` or `backendResponse`: whose side departs.
+            package var subject: String
+            package var message: String
+            package var pointer: String?
+            package var parameter: String?
         }
     }
 }

@@ -65,6 +65,12 @@ extension StubJournal {
                                          mismatches: miss.mismatches.map(\.description))
             }
         }
+        if !entry.contractFindings.isEmpty {
+            stubkit.contract = entry.contractFindings.map { finding in
+                HAR.EntryExtras.ContractFinding(code: finding.code, severity: finding.severity.rawValue, subject: finding.subject.rawValue,
+                                                message: finding.message, pointer: finding.pointer, parameter: finding.parameter)
+            }
+        }
         var harEntry = HAR.Entry(startedDateTime: formatter.string(from: entry.startedAt), time: milliseconds, request: harRequest,
                                  response: harResponse, comment: entry.error?.description, stubkit: stubkit)
         harEntry.webSocketMessages = entry.webSocketMessages?.map(HAR.WebSocketMessage.init)

@@ -49,6 +49,8 @@ public struct JournalEntry: Sendable {
     package var webSocketMessages: [WebSocketMessageRecord]?
     /// Frames of the conversation left out of ``webSocketMessages`` to stay within the journal's limits.
     package var webSocketMessagesDropped = 0
+    /// How the request and its answer depart from the API's contract (`stubkit serve --openapi`).
+    package var contractFindings: [ContractFinding] = []
 
     package init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
                 status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,

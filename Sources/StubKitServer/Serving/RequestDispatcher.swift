@@ -74,13 +74,26 @@ final class RequestDispatcher: Sendable {
         case .success(let result):
             exchange = result
         }
-        let stubRequest = exchange.stubRequest
         if let refusal {
             let text = "StubKit server: \(refusal.reason)"
             journal(exchange, status: refusal.status, error: URLError(.badServerResponse), description: text)
             sendText(refusal.status, text + "\n", exchange, on: connection, extra: [("X-StubKit-Miss", "upgrade-refused")])
             return
         }
+        if let check = configuration.contractCheck, check.checksRequests {
+            // A decision already taken (a declined upgrade) has counted its hit: the request is checked, never refused.
+            checkContract(exchange, with: check, refusable: decided == nil, on: connection) { exchange, connection in
+                self.decide(exchange, on: connection, decided: decided, relayFailure: relayFailure)
+            }
+            return
+        }
+        decide(exchange, on: connection, decided: decided, relayFailure: relayFailure)
+    }
+
+    /// Asks the engine (unless `decided`) and answers as it says.
+    func decide(_ exchange: Exchange, on connection: ConnectionHandler, decided: StubEngine.Decision?, relayFailure: String?) {
+        let stubRequest = exchange.stubRequest
+        let request = exchange.request
         switch decided ?? engine.decision(for: stubRequest) {
         case .answer(let match) where match.rule.webSocket != nil:
             // Only a handshake the server could not accept reaches here: a broken one, or one on a connection
@@ -147,6 +160,8 @@ final class RequestDispatcher: Sendable {
         var routed: HostRouter.Routed
         var rewriter: URLRewriter
         var answers: AnswerCache
+        /// How the request departs from the API's contract, journalled with whatever answers it.
+        var contract: [ContractFinding] = []
     }
 
     func sendText(_ status: Int, _ text: String, _ exchange: Exchange, on connection: ConnectionHandler, extra: [(String, String)] = []) {
@@ -194,6 +209,14 @@ final class RequestDispatcher: Sendable {
                  description: String? = nil, nearMisses: [NearMiss] = [], recordedAs: String? = nil, recordingFailure: String? = nil) {
         let request = exchange.request
         let duration = Double(DispatchTime.now().uptimeNanoseconds - request.startTime.uptimeNanoseconds) / 1e9
+        var findings = exchange.contract
+        if let check = configuration.contractCheck, check.checksResponses, let status, error == nil, match != nil || rule != nil || passThrough {
+            // On the loop: the body is at most the journal's body limit (a larger one is checked for its status alone).
+            let answer = ContractCheck.Answer(status: status, headers: headers, body: body, bodyTruncated: truncated, isReal: passThrough)
+            let found = check.check(exchange.stubRequest, answer)
+            check.report(found, for: exchange.stubRequest)
+            findings += found
+        }
         engine.journal.record { id in
             var entry = JournalEntry(
                 id: id, startedAt: request.startedAt, duration: duration, request: exchange.stubRequest, bundle: match?.bundle,
@@ -203,6 +226,7 @@ final class RequestDispatcher: Sendable {
                 error: error.map { .init(code: $0.errorCode, description: description ?? $0.localizedDescription) }, nearMisses: nearMisses)
             entry.recordedAs = recordedAs
             entry.recordingFailure = recordingFailure
+            entry.contractFindings = findings
             return entry
         }
     }

@@ -1,0 +1,47 @@
+#if Tools
+import Foundation
+import NIOCore
+import StubKit
+
+/// The request's side of the contract check: run off the event loop (a request body may be up to
+/// `--max-body`, and a schema check of it should not hold other connections' answers), then either
+/// the stubs answer with the findings journalled, or the request is refused with a problem document.
+extension RequestDispatcher {
+    func checkContract(_ exchange: Exchange, with check: ContractCheck, refusable: Bool, on connection: ConnectionHandler,
+                       then answer: @escaping (Exchange, ConnectionHandler) -> Void) {
+        let loop = connection.eventLoop
+        let bound = NIOLoopBound(connection, eventLoop: loop)
+        let boundExchange = NIOLoopBound(exchange, eventLoop: loop)
+        let boundAnswer = NIOLoopBound(answer, eventLoop: loop)
+        let request = exchange.stubRequest
+        Task {
+            let findings = check.check(request, nil)
+            loop.execute {
+                let connection = bound.value
+                // A client that left meanwhile gets nothing, and its request asks no rule.
+                guard connection.isActive else { return }
+                var exchange = boundExchange.value
+                exchange.contract = findings
+                guard refusable, check.rejects(findings) else {
+                    check.report(findings, for: request)
+                    boundAnswer.value(exchange, connection)
+                    return
+                }
+                check.report(findings, for: request, rejected: true)
+                self.reject(exchange, findings: findings, on: connection)
+            }
+        }
+    }
+
+    /// `400` with the RFC 9457 problem document listing the findings; no rule is asked.
+    private func reject(_ exchange: Exchange, findings: [ContractFinding], on connection: ConnectionHandler) {
+        let body = ContractCheck.problem(findings, for: exchange.stubRequest)
+        let (name, value) = ContractCheck.rejectedHeader
+        let headers = ["Content-Type": "application/problem+json", "Content-Length": String(body.count), name: value]
+        journal(exchange, status: 400, headers: headers, body: body)
+        var fields = ordered(headers)
+        if configuration.cors { fields += corsHeaders(for: exchange.request) }
+        connection.send(status: 400, headers: fields, body: ByteBuffer(bytes: body), headOnly: exchange.request.isHead)
+    }
+}
+#endif

@@ -1,0 +1,73 @@
+#if Tools
+import ArgumentParser
+import Foundation
+import StubKit
+import StubKitOpenAPI
+import StubKitServer
+
+/// `stubkit serve --openapi`: the server's contract check, made from `stublint traffic`'s validator.
+enum ServeContract {
+    /// What `--validate` checks.
+    enum Scope: String, CaseIterable, ExpressibleByArgument {
+        case requests, responses, both
+    }
+
+    /// The check the server runs on each exchange; findings are written to stderr as they are made.
+    static func check(_ spec: OpenAPISpec, scope: Scope, rejectsInvalidRequests: Bool) -> ContractCheck {
+        let validator = TrafficValidator(spec: spec)
+        return ContractCheck(checksRequests: scope != .responses, checksResponses: scope != .requests, rejectsInvalidRequests: rejectsInvalidRequests,
+                             check: { request, answer in findings(validator, request, answer) },
+                             report: { line in FileHandle.standardError.write(Data("stubkit: \(line)\n".utf8)) })
+    }
+
+    /// The validator's diagnostics for a request (answer `nil`), or for the answer alone.
+    static func findings(_ validator: TrafficValidator, _ request: StubRequest, _ answer: ContractCheck.Answer?) -> [ContractFinding] {
+        var entry = TrafficEntry(index: 1, method: request.method, url: request.url,
+                                 headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
+                                 body: request.body, response: nil, source: .init(file: "stubkit serve"))
+        if let answer {
+            // `isReal`, since the validator checks only answers it is told a backend sent: here the
+            // stub's answer is checked as well, and the finding then says the stub is wrong.
+            entry.response = .init(status: answer.status, headers: answer.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
+                                   body: answer.body, bodyTruncated: answer.bodyTruncated, isReal: true)
+        }
+        let codes: Set<DiagnosticCode> = answer == nil
+            ? [.trafficOperationNotFound, .trafficParameterInvalid, .trafficRequestBodyInvalid, .trafficNotChecked]
+            : [.trafficResponseStatusUndocumented, .trafficResponseBodyInvalid]
+        let prefix = entry.label + ": "
+        return validator.validate(entry).filter { codes.contains($0.code) }.map { diagnostic in
+            var message = diagnostic.message.hasPrefix(prefix) ? String(diagnostic.message.dropFirst(prefix.count)) : diagnostic.message
+            var severity = diagnostic.severity
+            var subject = ContractFinding.Subject.request
+            if let answer {
+                subject = answer.isReal ? .backendResponse : .stubResponse
+                // The stub is wrong, not the app: a warning, in the stub's words.
+                if !answer.isReal {
+                    message = message.replacingOccurrences(of: "the backend answered", with: "the stub answered")
+                        .replacingOccurrences(of: "the backend's", with: "the stub's")
+                }
+                if severity == .error { severity = .warning }
+            }
+            return ContractFinding(code: diagnostic.code.rawValue, severity: severity, subject: subject, message: message,
+                                   pointer: diagnostic.pointer, parameter: parameter(in: message))
+        }
+    }
+
+    /// The parameter a finding names (`required query parameter 'limit' is missing`).
+    static func parameter(in message: String) -> String? {
+        guard let start = message.range(of: "parameter '"), let end = message[start.upperBound...].firstIndex(of: "'") else { return nil }
+        return String(message[start.upperBound..<end])
+    }
+
+    /// Loads the spec once, at start; one that cannot be read ends `serve` with status 2.
+    static func load(_ path: String) throws -> OpenAPISpec {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        do {
+            return try OpenAPISpec.load(URL(fileURLWithPath: path, relativeTo: cwd), display: path)
+        } catch {
+            printError("error: \(error.description) [\(DiagnosticCode.unreadableSpec.rawValue)]")
+            throw ExitCode.badInput
+        }
+    }
+}
+#endif
