@@ -40,7 +40,7 @@ package struct StubServerConfiguration: Sendable {
     /// The longest wait the admin API accepts (`timeout` and `within`).
     package var maximumAdminWait: TimeInterval = 300
     /// Checks each exchange against the API's contract (`stubkit serve --openapi`); `nil`: none.
-    package var contractCheck: ContractCheck?
+    package var contractCheck: ServerContractCheck?
     /// Event-loop threads.
     package var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
 

@@ -13,15 +13,15 @@ enum ServeContract {
     }
 
     /// The check the server runs on each exchange; findings are written to stderr as they are made.
-    static func check(_ spec: OpenAPISpec, scope: Scope, rejectsInvalidRequests: Bool) -> ContractCheck {
+    static func check(_ spec: OpenAPISpec, scope: Scope, rejectsInvalidRequests: Bool) -> ServerContractCheck {
         let validator = TrafficValidator(spec: spec)
-        return ContractCheck(checksRequests: scope != .responses, checksResponses: scope != .requests, rejectsInvalidRequests: rejectsInvalidRequests,
+        return ServerContractCheck(checksRequests: scope != .responses, checksResponses: scope != .requests, rejectsInvalidRequests: rejectsInvalidRequests,
                              check: { request, answer in findings(validator, request, answer) },
                              report: { line in FileHandle.standardError.write(Data("stubkit: \(line)\n".utf8)) })
     }
 
     /// The validator's diagnostics for a request (answer `nil`), or for the answer alone.
-    static func findings(_ validator: TrafficValidator, _ request: StubRequest, _ answer: ContractCheck.Answer?) -> [ContractFinding] {
+    static func findings(_ validator: TrafficValidator, _ request: StubRequest, _ answer: ServerContractCheck.Answer?) -> [JournalContractFinding] {
         var entry = TrafficEntry(index: 1, method: request.method, url: request.url,
                                  headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
                                  body: request.body, response: nil, source: .init(file: "stubkit serve"))
@@ -38,7 +38,7 @@ enum ServeContract {
         return validator.validate(entry).filter { codes.contains($0.code) }.map { diagnostic in
             var message = diagnostic.message.hasPrefix(prefix) ? String(diagnostic.message.dropFirst(prefix.count)) : diagnostic.message
             var severity = diagnostic.severity
-            var subject = ContractFinding.Subject.request
+            var subject = JournalContractFinding.Subject.request
             if let answer {
                 subject = answer.isReal ? .backendResponse : .stubResponse
                 // The stub is wrong, not the app: a warning, in the stub's words.
@@ -48,7 +48,7 @@ enum ServeContract {
                 }
                 if severity == .error { severity = .warning }
             }
-            return ContractFinding(code: diagnostic.code.rawValue, severity: severity, subject: subject, message: message,
+            return JournalContractFinding(code: diagnostic.code.rawValue, severity: severity, subject: subject, message: message,
                                    pointer: diagnostic.pointer, parameter: parameter(in: message))
         }
     }

@@ -17,7 +17,7 @@ extension HAR {
         package var error: Failure?
         package var nearMisses: [NearMiss]?
         /// How the exchange departs from the API's contract (`stubkit serve --openapi`).
-        package var contract: [ContractFinding]?
+        package var contract: [JournalContractFinding]?
 
         package init(answered: Bool) { self.answered = answered }
 
@@ -33,7 +33,7 @@ extension HAR {
             package var mismatches: [String]
         }
 
-        package struct ContractFinding: Codable, Sendable {
+        package struct JournalContractFinding: Codable, Sendable {
             package var code: String
             package var severity: String
             /// `request`, `stubResponse` or `backendResponse`: whose side departs.

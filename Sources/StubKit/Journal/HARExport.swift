@@ -67,7 +67,7 @@ extension StubJournal {
         }
         if !entry.contractFindings.isEmpty {
             stubkit.contract = entry.contractFindings.map { finding in
-                HAR.EntryExtras.ContractFinding(code: finding.code, severity: finding.severity.rawValue, subject: finding.subject.rawValue,
+                HAR.EntryExtras.JournalContractFinding(code: finding.code, severity: finding.severity.rawValue, subject: finding.subject.rawValue,
                                                 message: finding.message, pointer: finding.pointer, parameter: finding.parameter)
             }
         }

@@ -50,7 +50,7 @@ public struct JournalEntry: Sendable {
     /// Frames of the conversation left out of ``webSocketMessages`` to stay within the journal's limits.
     package var webSocketMessagesDropped = 0
     /// How the request and its answer depart from the API's contract (`stubkit serve --openapi`).
-    package var contractFindings: [ContractFinding] = []
+    package var contractFindings: [JournalContractFinding] = []
 
     package init(id: Int, startedAt: Date, duration: TimeInterval, request: StubRequest, bundle: String?, rule: RuleReference?,
                 status: Int?, responseHeaders: [String: String], responseBody: Data?, responseBodySize: Int,

@@ -7,7 +7,7 @@ import StubKit
 /// `--max-body`, and a schema check of it should not hold other connections' answers), then either
 /// the stubs answer with the findings journalled, or the request is refused with a problem document.
 extension RequestDispatcher {
-    func checkContract(_ exchange: Exchange, with check: ContractCheck, refusable: Bool, on connection: ConnectionHandler,
+    func checkContract(_ exchange: Exchange, with check: ServerContractCheck, refusable: Bool, on connection: ConnectionHandler,
                        then answer: @escaping (Exchange, ConnectionHandler) -> Void) {
         let loop = connection.eventLoop
         let bound = NIOLoopBound(connection, eventLoop: loop)
@@ -34,9 +34,9 @@ extension RequestDispatcher {
     }
 
     /// `400` with the RFC 9457 problem document listing the findings; no rule is asked.
-    private func reject(_ exchange: Exchange, findings: [ContractFinding], on connection: ConnectionHandler) {
-        let body = ContractCheck.problem(findings, for: exchange.stubRequest)
-        let (name, value) = ContractCheck.rejectedHeader
+    private func reject(_ exchange: Exchange, findings: [JournalContractFinding], on connection: ConnectionHandler) {
+        let body = ServerContractCheck.problem(findings, for: exchange.stubRequest)
+        let (name, value) = ServerContractCheck.rejectedHeader
         let headers = ["Content-Type": "application/problem+json", "Content-Length": String(body.count), name: value]
         journal(exchange, status: 400, headers: headers, body: body)
         var fields = ordered(headers)

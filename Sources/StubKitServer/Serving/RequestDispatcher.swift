@@ -161,7 +161,7 @@ final class RequestDispatcher: Sendable {
         var rewriter: URLRewriter
         var answers: AnswerCache
         /// How the request departs from the API's contract, journalled with whatever answers it.
-        var contract: [ContractFinding] = []
+        var contract: [JournalContractFinding] = []
     }
 
     func sendText(_ status: Int, _ text: String, _ exchange: Exchange, on connection: ConnectionHandler, extra: [(String, String)] = []) {
@@ -212,7 +212,7 @@ final class RequestDispatcher: Sendable {
         var findings = exchange.contract
         if let check = configuration.contractCheck, check.checksResponses, let status, error == nil, match != nil || rule != nil || passThrough {
             // On the loop: the body is at most the journal's body limit (a larger one is checked for its status alone).
-            let answer = ContractCheck.Answer(status: status, headers: headers, body: body, bodyTruncated: truncated, isReal: passThrough)
+            let answer = ServerContractCheck.Answer(status: status, headers: headers, body: body, bodyTruncated: truncated, isReal: passThrough)
             let found = check.check(exchange.stubRequest, answer)
             check.report(found, for: exchange.stubRequest)
             findings += found

@@ -4,7 +4,7 @@ import Foundation
 /// document), kept with its journal entry so a test runner reading the journal sees it.
 ///
 /// Made by the `stubkit serve --openapi` check; the journal only carries it (HAR `_stubkit.contract`).
-package struct ContractFinding: Sendable, Hashable {
+package struct JournalContractFinding: Sendable, Hashable {
     /// Whose side departs from the contract.
     package enum Subject: String, Sendable, Hashable {
         /// The request the client sent: the app is wrong.

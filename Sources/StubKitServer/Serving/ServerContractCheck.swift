@@ -5,7 +5,7 @@ import StubKit
 /// Checks each exchange the server answers against the API's contract. The server knows no OpenAPI:
 /// `stubkit serve --openapi` hands it the check as a closure, and the server journals each finding
 /// with its request, reports it, and, when asked, refuses requests that do not conform.
-package struct ContractCheck: Sendable {
+package struct ServerContractCheck: Sendable {
     /// An answer the server is about to send, or relayed: what the check reads of it.
     package struct Answer: Sendable {
         package var status: Int
@@ -32,12 +32,12 @@ package struct ContractCheck: Sendable {
     /// Answer a request with an error finding `400` (`application/problem+json`) instead of the stubs.
     package var rejectsInvalidRequests: Bool
     /// The findings for a request (answer `nil`), or for the answer to it (request findings left out).
-    package var check: @Sendable (_ request: StubRequest, _ answer: Answer?) -> [ContractFinding]
+    package var check: @Sendable (_ request: StubRequest, _ answer: Answer?) -> [JournalContractFinding]
     /// Called with one line per finding that is not a note (`stubkit serve` writes them to stderr).
     package var report: @Sendable (String) -> Void
 
     package init(checksRequests: Bool, checksResponses: Bool, rejectsInvalidRequests: Bool = false,
-                 check: @escaping @Sendable (StubRequest, Answer?) -> [ContractFinding], report: @escaping @Sendable (String) -> Void) {
+                 check: @escaping @Sendable (StubRequest, Answer?) -> [JournalContractFinding], report: @escaping @Sendable (String) -> Void) {
         self.checksRequests = checksRequests
         self.checksResponses = checksResponses
         self.rejectsInvalidRequests = rejectsInvalidRequests
@@ -46,7 +46,7 @@ package struct ContractCheck: Sendable {
     }
 
     /// Reports the findings that are not notes: `warning: POST https://api.example/v1/orders: … [SK212]`.
-    func report(_ findings: [ContractFinding], for request: StubRequest, rejected: Bool = false) {
+    func report(_ findings: [JournalContractFinding], for request: StubRequest, rejected: Bool = false) {
         // Without the query, which may carry secrets (`?api_key=`).
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
         components?.query = nil
@@ -64,7 +64,7 @@ package struct ContractCheck: Sendable {
     }
 
     /// Whether the request is to be refused rather than answered.
-    func rejects(_ findings: [ContractFinding]) -> Bool {
+    func rejects(_ findings: [JournalContractFinding]) -> Bool {
         rejectsInvalidRequests && findings.contains { $0.subject == .request && $0.severity == .error }
     }
 
@@ -72,7 +72,7 @@ package struct ContractCheck: Sendable {
     static let rejectedHeader = ("X-StubKit-Contract", "request-rejected")
 
     /// The RFC 9457 problem document a refused request gets.
-    static func problem(_ findings: [ContractFinding], for request: StubRequest) -> Data {
+    static func problem(_ findings: [JournalContractFinding], for request: StubRequest) -> Data {
         let errors = findings.filter { $0.severity == .error }
         var items: [[String: Any]] = []
         for finding in errors {
