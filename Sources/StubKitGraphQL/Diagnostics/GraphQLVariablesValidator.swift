@@ -99,8 +99,15 @@ package struct GraphQLVariablesValidator {
         }
     }
 
+    private static let concealer = Redactor()
+
+    static func concealsValue(at pointer: String) -> Bool {
+        pointer.split(separator: "/").contains { concealer.isSecret($0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~"), in: .parameter) }
+    }
+
     private mutating func checkNamed(_ value: SourceValue, name: String, pointer: String, label: String) {
-        let got = GraphQLResponseValidator.describe(value)
+        // A request's values are the app's: one under a name the recorder would redact is not printed.
+        let got = sent && Self.concealsValue(at: pointer) ? "\(value.typeDescription) (its value not shown: a secret's name)" : GraphQLResponseValidator.describe(value)
         switch (name, value.kind) {
         case ("String", .string), ("Boolean", .bool), ("ID", .string), ("ID", .integer), ("Float", .integer), ("Float", .real): return
         case ("Int", .integer(let n)):
