@@ -16,15 +16,18 @@ enum ServeContract {
     static func check(_ spec: OpenAPISpec, scope: Scope, rejectsInvalidRequests: Bool) -> ServerContractCheck {
         let validator = TrafficValidator(spec: spec)
         return ServerContractCheck(checksRequests: scope != .responses, checksResponses: scope != .requests, rejectsInvalidRequests: rejectsInvalidRequests,
-                             check: { request, answer in findings(validator, request, answer) },
+                             check: { request, hostIsNamed, answer in findings(validator, request, hostIsNamed: hostIsNamed, answer) },
                              report: { line in FileHandle.standardError.write(Data("stubkit: \(line)\n".utf8)) })
     }
 
     /// The validator's diagnostics for a request (answer `nil`), or for the answer alone.
-    static func findings(_ validator: TrafficValidator, _ request: StubRequest, _ answer: ServerContractCheck.Answer?) -> [JournalContractFinding] {
+    static func findings(_ validator: TrafficValidator, _ request: StubRequest, hostIsNamed: Bool, _ answer: ServerContractCheck.Answer?) -> [JournalContractFinding] {
         var entry = TrafficEntry(index: 1, method: request.method, url: request.url,
                                  headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
                                  body: request.body, response: nil, source: .init(file: "stubkit serve"))
+        // An app pointed at the server's own address (`http://127.0.0.1:8080/v1/orders`) names no API
+        // host: its path is checked against every server's base path, as a rule without `host` matches.
+        entry.hostIsKnown = hostIsNamed
         if let answer {
             // `isReal`, since the validator checks only answers it is told a backend sent: here the
             // stub's answer is checked as well, and the finding then says the stub is wrong.

@@ -14,8 +14,9 @@ extension RequestDispatcher {
         let boundExchange = NIOLoopBound(exchange, eventLoop: loop)
         let boundAnswer = NIOLoopBound(answer, eventLoop: loop)
         let request = exchange.stubRequest
+        let hostIsNamed = exchange.routed.stubbedHost != nil
         Task {
-            let findings = check.check(request, nil)
+            let findings = check.check(request, hostIsNamed, nil)
             loop.execute {
                 let connection = bound.value
                 // A client that left meanwhile gets nothing, and its request asks no rule.

@@ -213,7 +213,7 @@ final class RequestDispatcher: Sendable {
         if let check = configuration.contractCheck, check.checksResponses, let status, error == nil, match != nil || rule != nil || passThrough {
             // On the loop: the body is at most the journal's body limit (a larger one is checked for its status alone).
             let answer = ServerContractCheck.Answer(status: status, headers: headers, body: body, bodyTruncated: truncated, isReal: passThrough)
-            let found = check.check(exchange.stubRequest, answer)
+            let found = check.check(exchange.stubRequest, exchange.routed.stubbedHost != nil, answer)
             check.report(found, for: exchange.stubRequest)
             findings += found
         }

@@ -32,12 +32,14 @@ package struct ServerContractCheck: Sendable {
     /// Answer a request with an error finding `400` (`application/problem+json`) instead of the stubs.
     package var rejectsInvalidRequests: Bool
     /// The findings for a request (answer `nil`), or for the answer to it (request findings left out).
-    package var check: @Sendable (_ request: StubRequest, _ answer: Answer?) -> [JournalContractFinding]
+    /// `hostIsNamed` says whether the request named the API's host (a path `/api.example.com/…`, or a
+    /// proxy request): a client that talks to the server's own address names none, so only its path counts.
+    package var check: @Sendable (_ request: StubRequest, _ hostIsNamed: Bool, _ answer: Answer?) -> [JournalContractFinding]
     /// Called with one line per finding that is not a note (`stubkit serve` writes them to stderr).
     package var report: @Sendable (String) -> Void
 
     package init(checksRequests: Bool, checksResponses: Bool, rejectsInvalidRequests: Bool = false,
-                 check: @escaping @Sendable (StubRequest, Answer?) -> [JournalContractFinding], report: @escaping @Sendable (String) -> Void) {
+                 check: @escaping @Sendable (StubRequest, Bool, Answer?) -> [JournalContractFinding], report: @escaping @Sendable (String) -> Void) {
         self.checksRequests = checksRequests
         self.checksResponses = checksResponses
         self.rejectsInvalidRequests = rejectsInvalidRequests

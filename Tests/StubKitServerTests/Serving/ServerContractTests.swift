@@ -110,6 +110,33 @@ struct ServerContractTests {
         }
     }
 
+    @Test("an app pointed at the server's own address (no host in the path) is checked by path, and refused when asked; no secret reaches the 400 or stderr")
+    func requestsToTheServersOwnAddress() throws {
+        let folder = try TemporaryFolder()
+        try folder.bundle("local", ["stubsRules.json": """
+            { "rules": [ { "name": "place order", "method": "POST", "path": "/v1/orders", "status": 201, "json": \(Self.order) } ] }
+            """])
+        let secretOrder = #"{"restaurantId": "LEAKED-SECRET-1", "items": [{"name": "Margherita", "quantity": 1}], "password": "LEAKED-SECRET-2"}"#
+        do {
+            let server = try ServerProcess([folder.url.path, "--template", "local", "--openapi", Self.spec, "--reject-invalid-requests"])
+            let rejected = try Curl.request("\(server.baseURL)/v1/orders?api_key=LEAKED-SECRET-3",
+                                            ["--request", "POST", "--header", "Content-Type: application/json", "--header", "Idempotency-Key: k1",
+                                             "--header", "Authorization: Bearer LEAKED-SECRET-4", "--data-binary", secretOrder])
+            #expect(rejected.status == 400, "\(rejected)")
+            let errors = rejected.json["errors"] as? [[String: Any]] ?? []
+            #expect(errors.map { $0["code"] as? String } == ["SK212"], "\(errors)")
+            #expect(errors.first?["pointer"] as? String == "/restaurantId")
+            #expect(!rejected.text.contains("LEAKED"), "\(rejected.text)")
+            let good = try Curl.request("\(server.baseURL)/v1/orders", ["--request", "POST", "--header", "Content-Type: application/json",
+                                                                        "--header", "Idempotency-Key: k2", "--data-binary", Self.goodOrder])
+            #expect(good.status == 201)
+            let exit = server.terminate(SIGTERM)
+            expectCleanExit(exit)
+            #expect(exit.stderr.contains("[SK212]"), "\(exit.stderr)")
+            #expect(!exit.stderr.contains("LEAKED") && !exit.stderr.contains("not a server"), "\(exit.stderr)")
+        }
+    }
+
     @Test("--validate responses: a stub's answer the spec forbids is warned about as the stub's fault; requests are not checked")
     func stubResponseViolations() throws {
         let folder = try Self.bundle()
