@@ -42,7 +42,11 @@ package struct GraphQLRequestValidator: @unchecked Sendable {
             return [diagnostic(.trafficNotChecked, place, "the GraphQL request body was cut off when it was recorded (\(request.body?.count ?? 0) bytes kept); not checked against the schema")]
         }
         guard let payload = GraphQLPayload(request) else { return nil }
-        if request.method == "GET" && !payload.operations.contains(where: \.isRecognized) { return nil }
+        // A search API's `{"query": "pizza"}` is no GraphQL request: the payload must read as one (a
+        // document that scans, an operation's name, a persisted query's hash), or go to a GraphQL
+        // endpoint, where a document that does not parse is the app's bug to report.
+        let endpoint = request.url.path.lowercased().contains("graphql") || (request.headers.first { $0.key.lowercased() == "content-type" }?.value.lowercased().contains("graphql") ?? false)
+        guard endpoint || payload.operations.contains(where: \.isRecognized) else { return nil }
         let operations = payload.operations
         var diagnostics: [Diagnostic] = []
         for (i, operation) in operations.enumerated() {

@@ -56,6 +56,20 @@ struct GraphQLTrafficTests {
         #expect(!both.stdout.contains("app.jsonl:9:1:"), "\(both.stdout)")
     }
 
+    @Test("a search API's JSON body with a 'query' string is not taken for GraphQL; a document that does not parse at a GraphQL endpoint still is")
+    func notGraphQL() throws {
+        let folder = try TemporaryFolder()
+        let lines = [
+            #"{"v":1,"kind":"request","id":1,"method":"POST","url":"https://abc-dsn.algolia.example/1/indexes/menu/query","requestHeaders":{"Content-Type":"application/json"},"requestBody":"{\"query\":\"pizza margherita\",\"hitsPerPage\":5}","status":200}"#,
+            #"{"v":1,"kind":"request","id":2,"method":"POST","url":"https://api.takeaway.example/api/graphql","requestHeaders":{"Content-Type":"application/json"},"requestBody":"{\"query\":\"pizza margherita\"}","status":200}"#,
+        ]
+        let journal = folder.url.appendingPathComponent("app.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
+        let out = try ChildProcess.run("stublint", arguments: ["traffic", "--graphql-schema", Self.schema, journal.path])
+        #expect(!out.stdout.contains("#1 POST"), "\(out.stdout)")
+        #expect(out.stdout.contains("#2 POST https://api.takeaway.example/api/graphql: anonymous operation: the document at 1:1 does not parse"), "\(out.stdout)")
+    }
+
     @Test("a variable under a secret's name is reported without its value")
     func secretVariables() throws {
         let folder = try TemporaryFolder()
