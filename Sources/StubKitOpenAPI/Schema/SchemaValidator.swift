@@ -55,6 +55,9 @@ package struct SchemaValidator: Sendable {
     /// under a name the recorder would redact (`password`, `/card/token`) is not printed, and any other
     /// is cut to ``shownValueLimit`` characters, so reports carry no secrets and no whole documents.
     package var concealer: Redactor?
+    /// Which way the body travels, for `readOnly` and `writeOnly`: stubs and recordings are responses.
+    package enum Direction: Sendable { case request, response }
+    package var direction = Direction.response
     /// Set when the whole value is a secret's (a parameter named `api_key`): no value is printed.
     package var concealsEveryValue = false
     static let shownValueLimit = 80
@@ -279,10 +282,12 @@ package struct SchemaValidator: Sendable {
         let present = Set(entries.map(\.key))
         let properties = schema["properties"]?.dictionaryValue ?? []
         for name in schema["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where !present.contains(name) {
-            // OpenAPI 3.0: "required" on a writeOnly property "will take effect on the request only",
-            // and the bodies checked here are responses (a User's password is required, never sent).
-            if dialect == .openAPI30, let property = properties.first(where: { $0.key == name })?.value,
-               OpenAPISpec.resolved(property, in: root)["writeOnly"]?.boolValue == true { continue }
+            // OpenAPI: "required" on a readOnly property takes effect on the response only, on a writeOnly
+            // one on the request only (a User's id is never sent, its password never returned).
+            if let property = properties.first(where: { $0.key == name })?.value {
+                let resolved = OpenAPISpec.resolved(property, in: root)
+                if resolved[direction == .request ? "readOnly" : "writeOnly"]?.boolValue == true { continue }
+            }
             out.append(SchemaViolation(pointer: pointer, message: "missing required property '\(name)'", position: value.position))
         }
         let additional = schema["additionalProperties"]

@@ -139,7 +139,9 @@ package struct TrafficValidator: Sendable {
         do { instance = try JSONSourceParser().parse(body) } catch {
             return [diagnostic(code, entry, "\(whose) is not JSON: \(error.message)", related: schemaRelated)]
         }
-        return SchemaValidator(root: spec.root, dialect: spec.dialect, concealing: Self.concealer).validate(instance, against: schema).map { violation in
+        var validator = SchemaValidator(root: spec.root, dialect: spec.dialect, concealing: Self.concealer)
+        validator.direction = code == .trafficRequestBodyInvalid ? .request : .response
+        return validator.validate(instance, against: schema).map { violation in
             let at = violation.pointer.isEmpty ? "" : " at \(violation.pointer)"
             var found = diagnostic(violation.isViolation ? code : .trafficNotChecked, entry,
                                    violation.isViolation ? "\(whose) does not fit the schema\(at): \(violation.message)" : "\(whose)\(at): \(violation.message)",

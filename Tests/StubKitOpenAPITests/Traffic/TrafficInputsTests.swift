@@ -190,6 +190,50 @@ struct TrafficInputsTests {
         #expect(out.stdout.hasSuffix("2 errors, 0 warnings, 0 notes in 1 input (3 entries)\n"), "\(out.stdout)")
     }
 
+    @Test("readOnly properties are required in responses only, writeOnly ones in requests only", arguments: ["3.0.3", "3.1.0"])
+    func readOnlyAndWriteOnly(_ version: String) throws {
+        let dir = try TrafficBadInputTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("users.yaml")
+        try Data("""
+        openapi: \(version)
+        info: { title: Users, version: 1.0.0 }
+        servers: [ { url: 'https://api.users.example' } ]
+        paths:
+          /users:
+            post:
+              requestBody: { required: true, content: { application/json: { schema: { $ref: '#/components/schemas/User' } } } }
+              responses:
+                '201': { description: made, content: { application/json: { schema: { $ref: '#/components/schemas/User' } } } }
+        components:
+          schemas:
+            User:
+              type: object
+              required: [id, name, password]
+              properties:
+                id: { type: integer, readOnly: true }
+                name: { type: string }
+                password: { type: string, writeOnly: true }
+        """.utf8).write(to: spec)
+        func entry(_ request: String, _ response: String) -> [String: Any] {
+            ["startedDateTime": "2026-11-27T08:00:00Z", "time": 1,
+             "request": ["method": "POST", "url": "https://api.users.example/users", "headers": [["name": "Content-Type", "value": "application/json"]],
+                         "postData": ["mimeType": "application/json", "text": request]],
+             "response": ["status": 201, "headers": [["name": "Content-Type", "value": "application/json"]], "content": ["size": response.utf8.count, "mimeType": "application/json", "text": response]]]
+        }
+        let har: [String: Any] = ["log": ["version": "1.2", "creator": ["name": "browser", "version": "1"], "entries": [
+            entry(#"{"name":"ann","password":"correct horse"}"#, #"{"id":1,"name":"ann"}"#),
+            entry(#"{"name":"bob"}"#, #"{"name":"bob"}"#),
+        ]]]
+        let file = dir.appendingPathComponent("users.har")
+        try JSONSerialization.data(withJSONObject: har, options: [.prettyPrinted, .sortedKeys]).write(to: file)
+        let out = try Self.run(["--openapi", spec.path, file.path])
+        #expect(!out.stdout.contains("#1 POST"), "a conforming exchange was reported: \(out.stdout)")
+        #expect(out.stdout.contains("#2 POST https://api.users.example/users: the request body does not fit the schema: missing required property 'password' [SK212]"), "\(out.stdout)")
+        #expect(out.stdout.contains("#2 POST https://api.users.example/users: the 201 response body does not fit the schema: missing required property 'id' [SK214]"), "\(out.stdout)")
+        #expect(out.stdout.hasSuffix("2 errors, 0 warnings, 0 notes in 1 input (2 entries)\n"), "\(out.stdout)")
+    }
+
     @Test("a StubKit HAR entry whose '_stubkit' this version cannot read is not taken for the real backend's answer")
     func unreadableStubKitMarks() throws {
         let dir = try TrafficBadInputTests.folder()
