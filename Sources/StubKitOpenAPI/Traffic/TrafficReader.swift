@@ -24,11 +24,16 @@ package enum TrafficReader {
         package var entries = 0
         /// Lines or rules that could not be read (SK216) or placed (SK215).
         package var problems: [Diagnostic] = []
+
+        package init(kind: Kind) { self.kind = kind }
     }
 
     /// The input cannot be read at all.
     package struct ReadError: Error, Sendable, CustomStringConvertible {
         package var description: String
+        /// The input holds nothing: for a command an error (a wrong path?), for a runner whose app made
+        /// no request yet a journal with no requests.
+        package var isEmptyInput = false
     }
 
     package static let maximumHARBytes = 512 << 20
@@ -61,7 +66,7 @@ package enum TrafficReader {
             head.append(chunk)
         }
         if head.allSatisfy({ isBlank($0) }) {
-            throw ReadError(description: "\(display): empty; no traffic to check (is this the file STUB_JOURNAL_LIVE or the HAR export wrote?)")
+            throw ReadError(description: "\(display): empty; no traffic to check (is this the file STUB_JOURNAL_LIVE or the HAR export wrote?)", isEmptyInput: true)
         }
         if looksLikeLiveJournal(head) {
             return try LiveJournalReader(display: display).read(head: head, rest: &stream, visit)
