@@ -44,11 +44,18 @@ extension TrafficValidator {
             guard let name = parameter["name"]?.stringValue, let location = parameter["in"]?.stringValue else { continue }
             let related = operation.related("parameter '\(name)' (in \(location))", in: spec.file, at: parameter.position)
             let raw: [String]
+            var styled: SourceValue? = nil
             switch location {
             case "query":
                 // Sent, but its value not kept (a recording's secret): present, not checked.
                 if entry.queryNamesWithoutValues.contains(name) { continue }
-                raw = queryItems.filter { $0.name == name }.map { $0.value ?? "" }
+                if let schema = parameter["schema"] {
+                    let sent = Self.queryParameter(name, parameter: parameter, schema: schema, items: queryItems, spec: spec)
+                    raw = sent?.raw ?? []
+                    styled = sent?.value
+                } else {
+                    raw = queryItems.filter { $0.name == name }.map { $0.value ?? "" }
+                }
             case "cookie":
                 raw = cookies.filter { $0.0 == name }.map(\.1)
             case "header":
@@ -64,9 +71,12 @@ extension TrafficValidator {
                 }
                 continue
             }
-            // A parameter described by `content` rather than `schema` is not read here.
-            guard let schema = parameter["schema"] else { continue }
-            let value = Self.value(of: raw, location: location, parameter: parameter, schema: schema, spec: spec)
+            guard let schema = parameter["schema"] else {
+                // Described by `content` (a JSON-encoded value, say): present, and its value not read.
+                out.append(diagnostic(.trafficNotChecked, entry, "\(location) parameter '\(name)' is described by 'content', not 'schema'; its value is not checked", related: related))
+                continue
+            }
+            let value = styled ?? Self.value(of: raw, location: location, parameter: parameter, schema: schema, spec: spec)
             for violation in validator(for: name).validate(value, against: schema) where violation.isViolation {
                 out.append(diagnostic(.trafficParameterInvalid, entry,
                                       "\(location) parameter '\(name)' is \(Self.shown(raw, name: name)), which does not fit its schema: \(violation.pointer.isEmpty ? "" : violation.pointer + ": ")\(violation.message)",

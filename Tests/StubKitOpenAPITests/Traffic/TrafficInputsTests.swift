@@ -234,6 +234,50 @@ struct TrafficInputsTests {
         #expect(out.stdout.hasSuffix("2 errors, 0 warnings, 0 notes in 1 input (2 entries)\n"), "\(out.stdout)")
     }
 
+    @Test("query parameters are read in their style: deepObject, form-exploded objects, pipe- and space-delimited arrays; 'content' ones are a note")
+    func queryStyles() throws {
+        let dir = try TrafficBadInputTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("search.yaml")
+        try Data("""
+        openapi: 3.0.3
+        info: { title: Search, version: 1.0.0 }
+        servers: [ { url: 'https://api.search.example' } ]
+        paths:
+          /search:
+            get:
+              parameters:
+                - { name: filter, in: query, required: true, style: deepObject, explode: true,
+                    schema: { type: object, properties: { status: { type: string, enum: [open, closed] } } } }
+                - { name: point, in: query, required: true, schema: { type: object, properties: { lat: { type: number }, lng: { type: number } } } }
+                - { name: ids, in: query, style: pipeDelimited, explode: false, schema: { type: array, items: { type: integer } } }
+                - { name: tags, in: query, style: spaceDelimited, explode: false, schema: { type: array, items: { type: string, enum: [vegan, spicy] } } }
+                - { name: q, in: query, content: { application/json: { schema: { type: object } } } }
+              responses:
+                '200': { description: ok }
+        """.utf8).write(to: spec)
+        let api = "https://api.search.example/search"
+        let lines = [
+            #"{"v":1,"kind":"request","id":1,"method":"GET","url":"\#(api)?filter%5Bstatus%5D=open&lat=52.5&lng=13.4&ids=1%7C2%7C3&tags=vegan%20spicy","status":200}"#,
+            #"{"v":1,"kind":"request","id":2,"method":"GET","url":"\#(api)?filter%5Bstatus%5D=lost&lng=east&ids=1%7Cx&tags=vegan+salty&q=%7B%7D","status":200}"#,
+            #"{"v":1,"kind":"request","id":3,"method":"GET","url":"\#(api)?ids=1","status":200}"#,
+        ]
+        let journal = dir.appendingPathComponent("app.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
+        let out = try Self.run(["--openapi", spec.path, journal.path])
+        #expect(!out.stdout.contains("#1 GET"), "a conforming request was reported: \(out.stdout)")
+        for expected in [
+            "#2 GET \(api)?filter%5Bstatus%5D=lost&lng=east&ids=1%7Cx&tags=vegan+salty&q=%7B%7D: query parameter 'filter' is 'filter[status]=lost', which does not fit its schema: /status: expected one of \"open\", \"closed\", got \"lost\" [SK211]",
+            "query parameter 'point' is 'lng=east', which does not fit its schema: /lng: expected number, got string [SK211]",
+            "query parameter 'ids' is '1|x', which does not fit its schema: /1: expected integer, got string [SK211]",
+            "query parameter 'tags' is 'vegan salty', which does not fit its schema: /1: expected one of \"vegan\", \"spicy\", got \"salty\" [SK211]",
+            "note: #2 GET \(api)?filter%5Bstatus%5D=lost&lng=east&ids=1%7Cx&tags=vegan+salty&q=%7B%7D: query parameter 'q' is described by 'content', not 'schema'; its value is not checked [SK215]",
+            "#3 GET \(api)?ids=1: required query parameter 'filter' is missing [SK211]",
+            "#3 GET \(api)?ids=1: required query parameter 'point' is missing [SK211]",
+        ] { #expect(out.stdout.contains(expected), "\(expected)\n---\n\(out.stdout)") }
+        #expect(out.stdout.hasSuffix("6 errors, 0 warnings, 1 note in 1 input (3 entries)\n"), "\(out.stdout)")
+    }
+
     @Test("a StubKit HAR entry whose '_stubkit' this version cannot read is not taken for the real backend's answer")
     func unreadableStubKitMarks() throws {
         let dir = try TrafficBadInputTests.folder()

@@ -1,0 +1,68 @@
+#if Tools
+import Foundation
+import StubKit
+import StubKitDocuments
+
+extension TrafficValidator {
+    /// A query parameter as its style sends it: what was sent (for messages) and the JSON value its
+    /// schema reads; `nil` when it was not sent.
+    ///
+    /// - `form` (the default), exploded: an array is the repeated items, an object its properties as
+    ///   items of their own (`?lat=1&lng=2`); not exploded: comma-separated (`?ids=1,2`, `?point=lat,1,lng,2`).
+    /// - `spaceDelimited`, `pipeDelimited`: an array's items joined by a space or `|`.
+    /// - `deepObject`: an object's properties as `name[property]` items (`?filter[status]=open`).
+    static func queryParameter(_ name: String, parameter: SourceValue, schema: SourceValue, items: [URLQueryItem],
+                               spec: OpenAPISpec) -> (raw: [String], value: SourceValue)? {
+        let resolved = spec.resolved(schema)
+        let style = parameter["style"]?.stringValue ?? "form"
+        let explode: Bool
+        if case .bool(let written)? = parameter["explode"]?.kind { explode = written } else { explode = style == "form" }
+        if Self.isType("object", resolved) {
+            let properties = resolved["properties"]?.dictionaryValue ?? []
+            func object(_ pairs: [(String, String)]) -> SourceValue {
+                SourceValue(.dictionary(pairs.map { key, text in
+                    let propertySchema = properties.first { $0.key == key }?.value ?? resolved["additionalProperties"] ?? SourceValue(.dictionary([]))
+                    return SourceValue.Entry(key: key, keyPosition: nil, value: OperationMatcher.parameterValue(text, schema: propertySchema, spec: spec))
+                }))
+            }
+            switch style {
+            case "deepObject":
+                let prefix = name + "["
+                let sent = items.filter { $0.name.hasPrefix(prefix) && $0.name.hasSuffix("]") }
+                guard !sent.isEmpty else { return nil }
+                let pairs = sent.map { (String($0.name.dropFirst(prefix.count).dropLast()), $0.value ?? "") }
+                return (sent.map { "\($0.name)=\($0.value ?? "")" }, object(pairs))
+            case "form" where explode:
+                let names = Set(properties.map(\.key))
+                let sent = items.filter { names.contains($0.name) }
+                guard !sent.isEmpty else { return nil }
+                return (sent.map { "\($0.name)=\($0.value ?? "")" }, object(sent.map { ($0.name, $0.value ?? "") }))
+            default:
+                guard let text = items.first(where: { $0.name == name })?.value else { return nil }
+                let parts = text.split(separator: Self.delimiter(style), omittingEmptySubsequences: false).map(String.init)
+                let pairs = stride(from: 0, to: parts.count - 1, by: 2).map { (parts[$0], parts[$0 + 1]) }
+                return ([text], object(pairs))
+            }
+        }
+        let sent = items.filter { $0.name == name }.map { $0.value ?? "" }
+        guard !sent.isEmpty else { return nil }
+        guard Self.isType("array", resolved) else { return (sent, OperationMatcher.parameterValue(sent[0], schema: schema, spec: spec)) }
+        let values = explode ? sent : sent.flatMap { $0.split(separator: Self.delimiter(style), omittingEmptySubsequences: false).map(String.init) }
+        let itemSchema = resolved["items"] ?? SourceValue(.dictionary([]))
+        return (sent, SourceValue(.array(values.map { OperationMatcher.parameterValue($0, schema: itemSchema, spec: spec) })))
+    }
+
+    static func delimiter(_ style: String) -> Character {
+        switch style {
+        case "spaceDelimited": " "
+        case "pipeDelimited": "|"
+        default: ","
+        }
+    }
+
+    static func isType(_ type: String, _ schema: SourceValue) -> Bool {
+        schema["type"]?.stringValue == type || schema["type"]?.arrayValue?.contains { $0.stringValue == type } == true
+            || (schema["type"] == nil && type == "object" && schema["properties"] != nil)
+    }
+}
+#endif
