@@ -49,6 +49,15 @@ package struct SchemaValidator: Sendable {
     private final class Steps {
         var count = 0
         var exhausted: Bool { count > SchemaValidator.maximumSteps }
+        /// Each `pattern` compiled once per validation (`nil`: not a pattern that compiles).
+        var patterns: [String: RegexPattern?] = [:]
+
+        func regex(_ pattern: String) -> RegexPattern? {
+            if let known = patterns[pattern] { return known }
+            let compiled = try? RegexPattern(pattern)
+            patterns[pattern] = compiled
+            return compiled
+        }
     }
 
     /// Set for values that are not the project's own (an app's requests, a backend's answers): a value
@@ -165,9 +174,14 @@ package struct SchemaValidator: Sendable {
             let length = text.unicodeScalars.count
             if let min = schema["minLength"]?.numberValue, Double(length) < min { fail("expected at least \(Int(min)) characters, got \(length)") }
             if let max = schema["maxLength"]?.numberValue, Double(length) > max { fail("expected at most \(Int(max)) characters, got \(length)") }
-            if let pattern = schema["pattern"]?.stringValue, let regex = try? NSRegularExpression(pattern: pattern),
-               regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil {
-                fail("expected text matching /\(pattern)/, got \(shown(value))")
+            // StubKit's regular expressions: linear time where the pattern allows, else a time budget,
+            // so a pattern like /^(a+)+$/ cannot hang the check on a value built to defeat it.
+            if let pattern = schema["pattern"]?.stringValue, let regex = steps.regex(pattern) {
+                switch regex.evaluate(text) {
+                case .match: break
+                case .noMatch: fail("expected text matching /\(pattern)/, got \(shown(value))")
+                case .overBudget: unchecked("the pattern /\(pattern)/ took longer than \(RegexPattern.defaultBudget) on this value; not checked against it")
+                }
             }
         case .integer, .real:
             checkBounds(value, schema, pointer: pointer, fail: fail)
