@@ -59,7 +59,7 @@ public struct ContractCheck: Sendable {
                     if diagnostic.severity == .note { notes.append(finding) } else { findings.append(finding) }
                 }
                 if !findings.isEmpty {
-                    requests.append(ContractReport.Request(entry: entry.label, line: entry.source.position?.line, findings: findings))
+                    requests.append(ContractReport.Request(entry: entry.label, journalLine: entry.source.position?.line, findings: findings))
                 }
             }
         } catch where error.isEmptyInput {

@@ -13,7 +13,7 @@ public struct ContractReport: Sendable, CustomStringConvertible {
         /// The request, as `#4 POST https://api.example.com/v1/orders`.
         public let entry: String
         /// Its line in the journal file.
-        public let line: Int?
+        public let journalLine: Int?
         /// Why it does not conform (errors and warnings), in the order request line, parameters,
         /// body, response.
         public let findings: [ContractFinding]

@@ -76,7 +76,7 @@ struct ContractCheckTests {
         let body = try #require(order.findings.first { $0.pointer == "/restaurantId" })
         #expect(body.entry == "#4 POST \(Self.api)/orders")
         #expect(body.message == "the request body does not fit the schema at /restaurantId: expected integer, got string")
-        #expect(body.journalLine == order.line && order.line != nil)
+        #expect(body.journalLine == order.journalLine && order.journalLine != nil)
         #expect(body.specLine == 81)
         #expect(body.specKeyPath == "paths./orders.post.requestBody.content.application/json.schema")
         #expect(body.severity == .error)

@@ -54,6 +54,9 @@ package struct TrafficEntry: Sendable {
     /// Whether ``headers`` are every header the app sent; a recorded rule keeps only the headers it
     /// matches on, so a header it does not name may still have been sent.
     package var headersAreComplete = true
+    /// Whether the `Cookie` header holds every cookie sent: an app's own journal sees the request before
+    /// the system adds cookies from its store (a URL protocol is handed it without them).
+    package var cookiesAreComplete = true
     /// Query items the app sent whose values the input does not keep (a recording keeps a secret's
     /// name with `present`): a required parameter is there, its value is not checked.
     package var queryNamesWithoutValues: Set<String> = []
@@ -125,6 +128,7 @@ extension TrafficEntry {
                   headers: request.headers.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) },
                   body: request.body, response: nil, source: source)
         bodyTruncated = journal.requestBodyTruncated
+        cookiesAreComplete = false
         // A body left in its stream (nothing needed it whole) is kept in part or not at all.
         if (request.body ?? Data()).isEmpty && journal.requestBodySize != 0 { bodyIsKnown = false }
         if let status = journal.status, journal.error == nil {

@@ -66,7 +66,8 @@ extension TrafficValidator {
             }
             if raw.isEmpty {
                 // A recording keeps only the headers its rule matches on; one it does not name may have been sent.
-                if Self.isTrue(parameter["required"]), location == "query" || location == "path" || entry.headersAreComplete {
+                if Self.isTrue(parameter["required"]), location == "query" || location == "path" || entry.headersAreComplete,
+                   location != "cookie" || entry.cookiesAreComplete {
                     out.append(diagnostic(.trafficParameterInvalid, entry, "required \(location) parameter '\(name)' is missing", related: related))
                 }
                 continue
