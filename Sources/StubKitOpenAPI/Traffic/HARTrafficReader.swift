@@ -10,15 +10,20 @@ import StubKit
 /// where it breaks.
 struct HARTrafficReader {
     let display: String
+    /// A HAR that does not decode is parsed again up to this size to say where it breaks.
+    static let maximumLocatedBytes = 64 << 20
 
     func read(_ data: Data, _ visit: (TrafficEntry) -> Void) throws(TrafficReader.ReadError) -> TrafficReader.Summary {
         let har: HAR
         do { har = try JSONDecoder().decode(HAR.self, from: data) } catch {
-            if case .failure(let syntax) = Result(catching: { () throws(SourceSyntaxError) in try JSONSourceParser().parse(data) }) {
+            // The line and column come from a second parse, which builds a tree: worth it up to a size.
+            if data.count <= Self.maximumLocatedBytes,
+               case .failure(let syntax) = Result(catching: { () throws(SourceSyntaxError) in try JSONSourceParser().parse(data) }) {
                 let at = syntax.position.map { ":\($0.line):\($0.column)" } ?? ""
                 throw TrafficReader.ReadError(description: "\(display)\(at): not a HAR file or a live journal: \(syntax.message)")
             }
-            throw TrafficReader.ReadError(description: "\(display): not a HAR file (\(TrafficReader.describe(error)))")
+            let size = data.count > Self.maximumLocatedBytes ? "; over \(Self.maximumLocatedBytes >> 20) MB, so where it breaks is not looked for (cut off?)" : ""
+            throw TrafficReader.ReadError(description: "\(display): not a HAR file (\(TrafficReader.describe(error)))\(size)")
         }
         var summary = TrafficReader.Summary(kind: .har)
         let positions = HAREntryLocator.positions(in: data)
