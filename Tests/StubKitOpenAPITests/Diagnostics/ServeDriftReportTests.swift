@@ -67,6 +67,33 @@ struct ServeDriftReportTests {
         #expect(lint.stdout.components(separatedBy: "[SK217]").count == 2, "one finding, for /v1/restaurants only:\n\(lint.stdout)")
     }
 
+    @Test("--validate responses while forwarding: a real backend's answer that does not fit is the backend's finding, journalled and printed")
+    func passThroughChecked() async throws {
+        let folder = try TemporaryFolder()
+        let spec = try Self.spec(in: folder)
+        let backend = try Self.backend(drifted: true)
+        defer { backend.stop() }
+        let upstream = "127.0.0.1:\(backend.port)"
+        let bundles = folder.url.appendingPathComponent("bundles")
+        try FileManager.default.createDirectory(at: bundles, withIntermediateDirectories: true)
+        let server = try ServerProcess([bundles.path, "--forward", "--upstream-scheme", "http", "--extra-host", upstream,
+                                        "--openapi", spec, "--validate", "responses"])
+        let session = URLSession(configuration: .ephemeral)
+        for path in ["/v1/restaurants", "/v1/restaurants/7"] {
+            let answer = await session.result("GET", "\(server.baseURL)/\(upstream)\(path)")
+            #expect(answer.status == 200, "\(path): \(answer.text ?? "\(String(describing: answer.error))")")
+        }
+        let har = await session.result("GET", "\(server.baseURL)/__stubkit/journal.har")
+        let entries = (((try? JSONSerialization.jsonObject(with: Data((har.text ?? "").utf8))) as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        try #require(entries.count == 2, "\(har.text ?? "")")
+        let findings = entries.map { (($0["_stubkit"] as? [String: Any])?["contract"] as? [[String: Any]]) ?? [] }
+        #expect(findings[0].map { $0["subject"] as? String } == ["backendResponse"], "\(findings[0])")
+        #expect(findings[0].first?["pointer"] as? String == "/restaurants/0/deliveryMinutes", "\(findings[0])")
+        #expect(findings[1].isEmpty, "\(findings[1])")
+        let exit = server.terminate(SIGTERM)
+        #expect(exit.stderr.contains("the backend's response violates the spec: the 200 response body does not fit the schema at /restaurants/0/deliveryMinutes"), "\(exit.stderr)")
+    }
+
     @Test("a conforming backend: no report at the end of the run, and the bundle lints clean")
     func conforming() async throws {
         let folder = try TemporaryFolder()
