@@ -46,7 +46,7 @@ struct OperationMatcher: Sendable {
         if let host = host?.lowercased() {
             servers = servers.filter { $0.serves(host: host) }
             if servers.isEmpty {
-                return .notFound(message: "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.servers.map(\.url).joined(separator: ", ")))",
+                return .notFound(message: "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.serverURLs))",
                                  fix: "use the host of one of the spec's servers, or add the server to the spec")
             }
         }

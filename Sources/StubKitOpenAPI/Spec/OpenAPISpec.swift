@@ -30,6 +30,12 @@ package enum SchemaDialect: Sendable, Hashable {
 
 /// A loaded OpenAPI document: its operations, servers and the tree their schemas live in.
 package struct OpenAPISpec: Sendable {
+    /// The servers as written, each once (a server whose path has variables stands for several).
+    package var serverURLs: String {
+        var seen = Set<String>()
+        return servers.map(\.url).filter { seen.insert($0).inserted }.joined(separator: ", ")
+    }
+
     /// The file as diagnostics name it.
     package var file: String
     /// `3.0.3`, `3.1.0`, …
@@ -78,7 +84,7 @@ package struct OpenAPISpec: Sendable {
         }
         try validateWithOpenAPIKit(data, json: SpecValueReader.isJSON(data, fileName: fileName), dialect: dialect, file: name)
 
-        let servers = (root["servers"]?.arrayValue ?? []).compactMap(SpecServer.parse)
+        let servers = (root["servers"]?.arrayValue ?? []).flatMap(SpecServer.parseAll)
         var operations: [SpecOperation] = []
         for pathEntry in root["paths"]?.dictionaryValue ?? [] where pathEntry.key.hasPrefix("/") {
             let item = resolved(pathEntry.value, in: root)

@@ -103,13 +103,44 @@ package struct SpecServer: Sendable, Hashable {
         return regex.firstMatch(in: requested, range: NSRange(requested.startIndex..., in: requested)) != nil
     }
 
+    /// The servers a `servers` entry stands for: one per value a `{variable}` in its path may take (an
+    /// `enum`'s values, else the default; `https://api.example.com/{version}` with `enum: [v1, v2]` is
+    /// two base paths), at most ``maximumExpansions``; host variables are matched by ``hostPattern``.
+    static func parseAll(_ server: SourceValue) -> [SpecServer] {
+        guard let written = server["url"]?.stringValue else { return [] }
+        let variables = server["variables"]?.dictionaryValue ?? []
+        let path = split(written).path
+        var assignments: [[String: String]] = [[:]]
+        for entry in variables {
+            let defaultValue = entry.value["default"]?.stringValue
+            let values = path.contains("{\(entry.key)}") ? (entry.value["enum"]?.arrayValue?.compactMap(\.stringValue) ?? []) : []
+            let choices = values.isEmpty ? defaultValue.map { [$0] } ?? [] : values
+            guard !choices.isEmpty, assignments.count * choices.count <= maximumExpansions else {
+                if let defaultValue { assignments = assignments.map { $0.merging([entry.key: defaultValue]) { a, _ in a } } }
+                continue
+            }
+            assignments = assignments.flatMap { assignment in choices.map { assignment.merging([entry.key: $0]) { a, _ in a } } }
+        }
+        // The defaults' server first: it is the one a scaffold writes.
+        let first = parse(server).map { [$0] } ?? []
+        var seen = Set(first)
+        return first + assignments.compactMap { parse(server, values: $0) }.filter { seen.insert($0).inserted }
+    }
+
+    static let maximumExpansions = 32
+
     /// Reads a server URL, filling `{variables}` with their defaults.
     static func parse(_ server: SourceValue) -> SpecServer? {
+        parse(server, values: [:])
+    }
+
+    /// Reads a server URL, filling `{variables}` with `values`, else their defaults.
+    static func parse(_ server: SourceValue, values: [String: String]) -> SpecServer? {
         guard let written = server["url"]?.stringValue else { return nil }
         var text = written
         let variables = server["variables"]?.dictionaryValue ?? []
         for entry in variables {
-            if let value = entry.value["default"]?.stringValue { text = text.replacingOccurrences(of: "{\(entry.key)}", with: value) }
+            if let value = values[entry.key] ?? entry.value["default"]?.stringValue { text = text.replacingOccurrences(of: "{\(entry.key)}", with: value) }
         }
         var (host, path) = split(text)
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }

@@ -22,7 +22,7 @@ package struct TrafficValidator: Sendable {
     package func validate(_ entry: TrafficEntry) -> [Diagnostic] {
         // Traffic to hosts the document does not serve (analytics, images on a CDN) is not its to judge.
         if entry.hostIsKnown, let host = entry.url.host?.lowercased(), !spec.servers.contains(where: { $0.serves(host: host) }) {
-            return [diagnostic(.trafficNotChecked, entry, "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.servers.map(\.url).joined(separator: ", "))); not checked")]
+            return [diagnostic(.trafficNotChecked, entry, "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.serverURLs)); not checked")]
         }
         // Segments split before decoding, so an escaped `/` (`%2F`) stays inside its segment.
         let path = URLComponents(url: entry.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? entry.url.path

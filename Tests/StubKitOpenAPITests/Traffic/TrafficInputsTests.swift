@@ -289,6 +289,38 @@ struct TrafficInputsTests {
         #expect(out.stdout.hasSuffix("6 errors, 0 warnings, 1 note in 1 input (3 entries)\n"), "\(out.stdout)")
     }
 
+    @Test("a server variable in the base path stands for each of its enum values")
+    func serverVariablesInPath() throws {
+        let dir = try TrafficBadInputTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("versions.yaml")
+        try Data("""
+        openapi: 3.0.3
+        info: { title: Versions, version: 1.0.0 }
+        servers:
+          - url: 'https://api.versions.example/{version}'
+            variables: { version: { default: v1, enum: [v1, v2] } }
+        paths:
+          /items:
+            get:
+              parameters: [ { name: limit, in: query, schema: { type: integer } } ]
+              responses: { '200': { description: ok } }
+        """.utf8).write(to: spec)
+        let base = "https://api.versions.example"
+        let lines = [
+            #"{"v":1,"kind":"request","id":1,"method":"GET","url":"\#(base)/v1/items?limit=1","status":200}"#,
+            #"{"v":1,"kind":"request","id":2,"method":"GET","url":"\#(base)/v2/items?limit=x","status":200}"#,
+            #"{"v":1,"kind":"request","id":3,"method":"GET","url":"\#(base)/v3/items","status":200}"#,
+        ]
+        let journal = dir.appendingPathComponent("app.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
+        let out = try Self.run(["--openapi", spec.path, journal.path])
+        #expect(!out.stdout.contains("#1 GET"), "\(out.stdout)")
+        #expect(out.stdout.contains("#2 GET \(base)/v2/items?limit=x: query parameter 'limit' is 'x'"), "\(out.stdout)")
+        #expect(out.stdout.contains("#3 GET \(base)/v3/items: no path of the OpenAPI document matches /v3/items under /v1 or /v2"), "\(out.stdout)")
+        #expect(out.stdout.hasSuffix("2 errors, 0 warnings, 0 notes in 1 input (3 entries)\n"), "\(out.stdout)")
+    }
+
     @Test("a StubKit HAR entry whose '_stubkit' this version cannot read is not taken for the real backend's answer")
     func unreadableStubKitMarks() throws {
         let dir = try TrafficBadInputTests.folder()
