@@ -50,7 +50,8 @@ extension TrafficValidator {
                 // Sent, but its value not kept (a recording's secret): present, not checked.
                 if entry.queryNamesWithoutValues.contains(name) { continue }
                 if let schema = parameter["schema"] {
-                    let sent = Self.queryParameter(name, parameter: parameter, schema: schema, items: queryItems, spec: spec)
+                    let others = Set(operation.parameters.compactMap { $0["in"]?.stringValue == "query" ? $0["name"]?.stringValue : nil }).subtracting([name])
+                    let sent = Self.queryParameter(name, parameter: parameter, schema: schema, items: queryItems, otherNames: others, spec: spec)
                     raw = sent?.raw ?? []
                     styled = sent?.value
                 } else {

@@ -12,7 +12,7 @@ extension TrafficValidator {
     /// - `spaceDelimited`, `pipeDelimited`: an array's items joined by a space or `|`.
     /// - `deepObject`: an object's properties as `name[property]` items (`?filter[status]=open`).
     static func queryParameter(_ name: String, parameter: SourceValue, schema: SourceValue, items: [URLQueryItem],
-                               spec: OpenAPISpec) -> (raw: [String], value: SourceValue)? {
+                               otherNames: Set<String> = [], spec: OpenAPISpec) -> (raw: [String], value: SourceValue)? {
         let resolved = spec.resolved(schema)
         let style = parameter["style"]?.stringValue ?? "form"
         let explode: Bool
@@ -31,12 +31,14 @@ extension TrafficValidator {
                 let sent = items.filter { $0.name.hasPrefix(prefix) && $0.name.hasSuffix("]") }
                 guard !sent.isEmpty else { return nil }
                 let pairs = sent.map { (String($0.name.dropFirst(prefix.count).dropLast()), $0.value ?? "") }
-                return (sent.map { "\($0.name)=\($0.value ?? "")" }, object(pairs))
+                return (zip(sent, pairs).map { item, pair in Self.shownPair(item.name, property: pair.0, value: pair.1) }, object(pairs))
             case "form" where explode:
+                // Its properties' items; with `additionalProperties`, every item no other parameter names.
                 let names = Set(properties.map(\.key))
-                let sent = items.filter { names.contains($0.name) }
+                let open = resolved["additionalProperties"].map { if case .bool(false) = $0.kind { false } else { true } } ?? false
+                let sent = items.filter { names.contains($0.name) || (open && !otherNames.contains($0.name)) }
                 guard !sent.isEmpty else { return nil }
-                return (sent.map { "\($0.name)=\($0.value ?? "")" }, object(sent.map { ($0.name, $0.value ?? "") }))
+                return (sent.map { Self.shownPair($0.name, property: $0.name, value: $0.value ?? "") }, object(sent.map { ($0.name, $0.value ?? "") }))
             default:
                 guard let text = items.first(where: { $0.name == name })?.value else { return nil }
                 let parts = text.split(separator: Self.delimiter(style), omittingEmptySubsequences: false).map(String.init)
@@ -50,6 +52,11 @@ extension TrafficValidator {
         let values = explode ? sent : sent.flatMap { $0.split(separator: Self.delimiter(style), omittingEmptySubsequences: false).map(String.init) }
         let itemSchema = resolved["items"] ?? SourceValue(.dictionary([]))
         return (sent, SourceValue(.array(values.map { OperationMatcher.parameterValue($0, schema: itemSchema, spec: spec) })))
+    }
+
+    /// `name=value` as a message prints it, the value concealed under a secret's name (`creds[token]`).
+    static func shownPair(_ name: String, property: String, value: String) -> String {
+        concealer.isSecret(property, in: .parameter) ? "\(name)=\(Redactor.placeholder)" : "\(name)=\(value)"
     }
 
     static func delimiter(_ style: String) -> Character {

@@ -289,6 +289,46 @@ struct TrafficInputsTests {
         #expect(out.stdout.hasSuffix("6 errors, 0 warnings, 1 note in 1 input (3 entries)\n"), "\(out.stdout)")
     }
 
+    @Test("an object parameter's secret properties are not printed; a form-exploded object with additionalProperties takes the items no other parameter names")
+    func styledSecretsAndOpenObjects() throws {
+        let dir = try TrafficBadInputTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("styles.yaml")
+        try Data("""
+        openapi: 3.0.3
+        info: { title: Styles, version: 1.0.0 }
+        servers: [ { url: 'https://api.styles.example' } ]
+        paths:
+          /login:
+            get:
+              parameters:
+                - { name: creds, in: query, schema: { type: object, properties: { user: { type: string, minLength: 3 }, api_key: { type: string } } } }
+                - { name: f, in: query, style: deepObject, schema: { type: object, properties: { status: { type: string, enum: [open] }, token: { type: string } } } }
+              responses: { '200': { description: ok } }
+          /paint:
+            get:
+              parameters:
+                - { name: page, in: query, schema: { type: integer } }
+                - { name: extra, in: query, required: true, schema: { type: object, additionalProperties: { type: string, enum: [red, blue] } } }
+              responses: { '200': { description: ok } }
+        """.utf8).write(to: spec)
+        let base = "https://api.styles.example"
+        let lines = [
+            #"{"v":1,"kind":"request","id":1,"method":"GET","url":"\#(base)/login?user=ab&api_key=LEAKED-1&f%5Bstatus%5D=x&f%5Btoken%5D=LEAKED-2","status":200}"#,
+            #"{"v":1,"kind":"request","id":2,"method":"GET","url":"\#(base)/paint?page=2&color=red","status":200}"#,
+            #"{"v":1,"kind":"request","id":3,"method":"GET","url":"\#(base)/paint?page=2&color=green","status":200}"#,
+        ]
+        let journal = dir.appendingPathComponent("app.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
+        let out = try Self.run(["--openapi", spec.path, journal.path])
+        #expect(!out.stdout.contains("LEAKED"), "\(out.stdout)")
+        #expect(out.stdout.contains("query parameter 'creds' is 'user=ab,api_key=REDACTED', which does not fit its schema: /user: expected at least 3 characters, got 2 [SK211]"), "\(out.stdout)")
+        #expect(out.stdout.contains("query parameter 'f' is 'f[status]=x,f[token]=REDACTED', which does not fit its schema: /status:"), "\(out.stdout)")
+        #expect(!out.stdout.contains("#2 GET"), "\(out.stdout)")
+        #expect(out.stdout.contains("#3 GET \(base)/paint?page=2&color=green: query parameter 'extra' is 'color=green', which does not fit its schema: /color:"), "\(out.stdout)")
+        #expect(out.stdout.hasSuffix("3 errors, 0 warnings, 0 notes in 1 input (3 entries)\n"), "\(out.stdout)")
+    }
+
     @Test("a server variable in the base path stands for each of its enum values")
     func serverVariablesInPath() throws {
         let dir = try TrafficBadInputTests.folder()
