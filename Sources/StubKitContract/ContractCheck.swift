@@ -54,12 +54,15 @@ public struct ContractCheck: Sendable {
         do {
             summary = try TrafficReader.read(url, display: url.path) { entry in
                 var findings: [ContractFinding] = []
+                var label = entry.label
                 for diagnostic in validator.validate(entry) {
-                    let finding = ContractFinding(diagnostic, entry: entry.label)
+                    // The label the validator wrote, with the values of secret path parameters concealed.
+                    label = TrafficValidator.entryLabel(of: diagnostic) ?? label
+                    let finding = ContractFinding(diagnostic, entry: label)
                     if diagnostic.severity == .note { notes.append(finding) } else { findings.append(finding) }
                 }
                 if !findings.isEmpty {
-                    requests.append(ContractReport.Request(entry: entry.label, journalLine: entry.source.position?.line, findings: findings))
+                    requests.append(ContractReport.Request(entry: label, journalLine: entry.source.position?.line, findings: findings))
                 }
             }
         } catch where error.isEmptyInput {

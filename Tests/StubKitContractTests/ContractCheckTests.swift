@@ -156,5 +156,31 @@ struct ContractCheckTests {
         #expect(error?.description == "\(missing.path): no such file or folder")
         #expect(error?.file == missing.path)
     }
+
+    @Test("a secret path parameter's value is in no part of the report: the request's label, the findings, the description")
+    func secretPathSegmentsConcealed() throws {
+        let folder = try TemporaryFolder()
+        let spec = folder.url.appendingPathComponent("reset.yaml")
+        try Data("""
+        openapi: 3.0.3
+        info: { title: Reset, version: 1.0.0 }
+        servers: [ { url: 'https://api.reset.example' } ]
+        paths:
+          /reset/{reset_token}:
+            get:
+              parameters:
+                - { name: reset_token, in: path, required: true, schema: { type: string } }
+                - { name: lang, in: query, required: true, schema: { type: string } }
+              responses: { '200': { description: ok } }
+        """.utf8).write(to: spec)
+        let journal = folder.url.appendingPathComponent("app.jsonl")
+        try Data(#"{"v":1,"kind":"request","id":1,"method":"GET","url":"https://api.reset.example/reset/LEAKED-TOKEN","status":200}"#.utf8 + Data("\n".utf8)).write(to: journal)
+        let report = try ContractCheck(openAPI: spec).check(journal: journal)
+        let request = try #require(report.nonConformingRequests.first)
+        #expect(request.entry == "#1 GET https://api.reset.example/reset/REDACTED")
+        #expect(request.findings.map(\.message) == ["required query parameter 'lang' is missing"])
+        #expect(request.findings.allSatisfy { $0.entry == request.entry })
+        #expect(!report.description.contains("LEAKED"), "\(report)")
+    }
 }
 #endif

@@ -56,6 +56,13 @@ package struct TrafficValidator: Sendable {
         }
     }
 
+    /// The entry's label as a finding about it names it (`#3 GET https://…/reset/REDACTED`): with what
+    /// the operation says is secret concealed, which the entry alone cannot know.
+    package static func entryLabel(of diagnostic: Diagnostic) -> String? {
+        guard diagnostic.message.hasPrefix("#"), let end = diagnostic.message.range(of: ": ") else { return nil }
+        return String(diagnostic.message[..<end.lowerBound])
+    }
+
     /// Names whose values reports do not print: the recorder's.
     static let concealer = Redactor()
 
