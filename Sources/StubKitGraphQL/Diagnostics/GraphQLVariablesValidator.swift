@@ -107,11 +107,12 @@ package struct GraphQLVariablesValidator {
 
     private mutating func checkNamed(_ value: SourceValue, name: String, pointer: String, label: String) {
         // A request's values are the app's: one under a name the recorder would redact is not printed.
-        let got = sent && Self.concealsValue(at: pointer) ? "\(value.typeDescription) (its value not shown: a secret's name)" : GraphQLResponseValidator.describe(value)
+        let concealed = sent && Self.concealsValue(at: pointer)
+        let got = concealed ? "\(value.typeDescription) (its value not shown: a secret's name)" : GraphQLResponseValidator.describe(value)
         switch (name, value.kind) {
         case ("String", .string), ("Boolean", .bool), ("ID", .string), ("ID", .integer), ("Float", .integer), ("Float", .real): return
         case ("Int", .integer(let n)):
-            if n < Int(Int32.min) || n > Int(Int32.max) { fail(pointer, "\(label) is Int, a 32-bit integer; \(n) does not fit", value) }
+            if n < Int(Int32.min) || n > Int(Int32.max) { fail(pointer, "\(label) is Int, a 32-bit integer; \(concealed ? "the value sent" : String(n)) does not fit", value) }
             return
         case ("String", _), ("Boolean", _), ("ID", _), ("Float", _), ("Int", _):
             fail(pointer, "\(label) is \(name), not \(got)", value)
@@ -127,7 +128,8 @@ package struct GraphQLVariablesValidator {
             }
             if !values.contains(text) {
                 let suggestion = Suggestion.closest(to: text, in: values).map { "; did you mean '\($0)'?" } ?? ""
-                fail(pointer, "'\(text)' is not a value of enum \(name) (\(values.joined(separator: ", ")))\(suggestion)", value)
+                fail(pointer, concealed ? "\(label) is not a value of enum \(name) (\(values.joined(separator: ", "))); its value not shown: a secret's name"
+                                        : "'\(text)' is not a value of enum \(name) (\(values.joined(separator: ", ")))\(suggestion)", value)
             }
         case let input as GraphQLInputObjectType:
             guard let entries = value.dictionaryValue else {

@@ -56,6 +56,14 @@ package struct GraphQLRequestValidator: @unchecked Sendable {
         return diagnostics
     }
 
+    /// A validation message without the literal values the app wrote into its document (GraphQL's
+    /// `Int cannot represent non-integer value: "…"`): an inline argument may be a credential; the
+    /// line and column say where it is.
+    static func withoutLiterals(_ message: String) -> String {
+        guard let regex = try? NSRegularExpression(pattern: #"(value: |found )("(?:[^"\\]|\\.)*"|[^\s,.;]+(?:\.[0-9]+)?)"#) else { return message }
+        return regex.stringByReplacingMatches(in: message, range: NSRange(message.startIndex..., in: message), withTemplate: "$1(a literal, not shown)")
+    }
+
     private func check(_ operation: GraphQLOperation, named name: String, at place: Place) -> [Diagnostic] {
         guard let text = operation.document else {
             let hash = operation.persistedQueryHash.map { " (sha256 \($0.prefix(12))…)" } ?? ""
@@ -69,7 +77,7 @@ package struct GraphQLRequestValidator: @unchecked Sendable {
             (document, source) = parsed
         }
         var diagnostics = GraphQLOperationDocuments.validate(document, in: source, schema: schema).map { item in
-            diagnostic(.trafficGraphQLDocumentInvalid, place, "\(name): the document\(Self.at(item.problem)) is not valid against the schema: \(item.problem.message)")
+            diagnostic(.trafficGraphQLDocumentInvalid, place, "\(name): the document\(Self.at(item.problem)) is not valid against the schema: \(Self.withoutLiterals(item.problem.message))")
         }
         let definitions = document.definitions.compactMap { $0 as? OperationDefinition }
         let definition = operation.name.flatMap { wanted in definitions.first { $0.name?.value == wanted } } ?? (definitions.count == 1 ? definitions.first : nil)

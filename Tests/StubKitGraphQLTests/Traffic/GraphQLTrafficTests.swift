@@ -76,11 +76,18 @@ struct GraphQLTrafficTests {
         let schema = folder.url.appendingPathComponent("auth.graphqls")
         try Data("type Query { me: String }\ntype Mutation { login(user: String!, pin: Int!): String }\n".utf8).write(to: schema)
         let body = #"{\"query\":\"mutation Login($user: String!, $pin: Int!) { login(user: $user, pin: $pin) }\",\"variables\":{\"user\":\"ann\",\"pin\":\"LEAKED-4711\"}}"#
+        let inline = #"{\"query\":\"mutation { login(user: \\\"ann\\\", pin: \\\"LEAKED-INLINE\\\") }\"}"#
+        let tooBig = #"{\"query\":\"mutation Login($user: String!, $pin: Int!) { login(user: $user, pin: $pin) }\",\"variables\":{\"user\":\"ann\",\"pin\":98765432109}}"#
         let journal = folder.url.appendingPathComponent("app.jsonl")
-        try Data((#"{"v":1,"kind":"request","id":1,"method":"POST","url":"https://api.example.test/graphql","requestHeaders":{"Content-Type":"application/json"},"requestBody":"\#(body)","status":200}"# + "\n").utf8).write(to: journal)
+        try Data([body, inline, tooBig].enumerated().map { i, body in
+            #"{"v":1,"kind":"request","id":\#(i + 1),"method":"POST","url":"https://api.example.test/graphql","requestHeaders":{"Content-Type":"application/json"},"requestBody":"\#(body)","status":200}"# + "\n"
+        }.joined().utf8).write(to: journal)
         let out = try ChildProcess.run("stublint", arguments: ["traffic", "--graphql-schema", schema.path, journal.path])
         #expect(out.status == 1, "\(out.stdout)\(out.stderr)")
         #expect(out.stdout.contains("the variables do not fit at /pin: $pin is Int, not a string (its value not shown: a secret's name) [SK219]"), "\(out.stdout)")
+        #expect(out.stdout.contains("#2 POST https://api.example.test/graphql: anonymous mutation: the document at 1:36 is not valid against the schema: Int cannot represent non-integer value: (a literal, not shown) [SK218]"), "\(out.stdout)")
+        #expect(out.stdout.contains("the value sent does not fit [SK219]"), "\(out.stdout)")
+        #expect(!out.stdout.contains("98765432109"), "\(out.stdout)")
         #expect(!out.stdout.contains("LEAKED"), "\(out.stdout)")
     }
 
