@@ -36,16 +36,18 @@ package struct GraphQLRequestValidator: @unchecked Sendable {
     /// The findings for one request, or `nil` when it is not a GraphQL request.
     /// - Parameter bodyTruncated: the input kept only the start of the body (the live journal keeps 4 KB).
     package func validate(_ request: StubRequest, bodyTruncated: Bool = false, at place: Place) -> [Diagnostic]? {
+        let endpoint = Self.isGraphQLEndpoint(request)
         if bodyTruncated {
-            // A cut-off JSON body does not parse; one that starts like a GraphQL payload is a note, not a guess.
-            guard let text = request.body.map({ String(decoding: $0, as: UTF8.self) }), text.contains("\"query\"") || text.contains("\"persistedQuery\"") else { return nil }
+            // A cut-off JSON body does not parse; one to a GraphQL endpoint, or that holds a persisted
+            // query's hash, is a note, not a guess.
+            guard let text = request.body.map({ String(decoding: $0, as: UTF8.self) }),
+                  (endpoint && text.contains("\"query\"")) || text.contains("\"persistedQuery\"") else { return nil }
             return [diagnostic(.trafficNotChecked, place, "the GraphQL request body was cut off when it was recorded (\(request.body?.count ?? 0) bytes kept); not checked against the schema")]
         }
         guard let payload = GraphQLPayload(request) else { return nil }
         // A search API's `{"query": "pizza"}` is no GraphQL request: the payload must read as one (a
         // document that scans, an operation's name, a persisted query's hash), or go to a GraphQL
         // endpoint, where a document that does not parse is the app's bug to report.
-        let endpoint = request.url.path.lowercased().contains("graphql") || (request.headers.first { $0.key.lowercased() == "content-type" }?.value.lowercased().contains("graphql") ?? false)
         guard endpoint || payload.operations.contains(where: \.isRecognized) else { return nil }
         let operations = payload.operations
         var diagnostics: [Diagnostic] = []
@@ -54,6 +56,15 @@ package struct GraphQLRequestValidator: @unchecked Sendable {
             diagnostics += check(operation, named: name, at: place)
         }
         return diagnostics
+    }
+
+    /// Whether the request goes where GraphQL is served: a host or path naming it (`/graphql`,
+    /// `/api/gql`, `graphql.example.com`), or a GraphQL media type.
+    static func isGraphQLEndpoint(_ request: StubRequest) -> Bool {
+        let path = request.url.path.lowercased()
+        if path.contains("graphql") || path.split(separator: "/").contains("gql") { return true }
+        if request.url.host?.lowercased().split(separator: ".").contains(where: { $0 == "graphql" || $0 == "gql" }) == true { return true }
+        return request.headers.first { $0.key.lowercased() == "content-type" }?.value.lowercased().contains("graphql") ?? false
     }
 
     /// A validation message without the literal values the app wrote into its document (GraphQL's

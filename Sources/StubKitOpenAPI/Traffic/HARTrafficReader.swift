@@ -39,6 +39,8 @@ struct HARTrafficReader {
             var entry = TrafficEntry(index: i + 1, method: request.method ?? "GET", url: requestURL,
                                      headers: Self.headers(request.headers), body: nil, response: nil, source: source)
             readBody(of: request, into: &entry)
+            // StubKit's export is the app's own journal: the system's stored cookies were never in it.
+            if harEntry.stubkit != nil || harEntry.stubkitUnreadable { entry.cookiesAreComplete = false }
             entry.bodyTruncated = truncated.contains("request")
             if harEntry.stubkitUnreadable {
                 summary.problems.append(Diagnostic(.trafficNotChecked, file: display, position: source.position, keyPath: source.keyPath,

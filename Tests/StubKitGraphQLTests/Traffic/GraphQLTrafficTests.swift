@@ -62,12 +62,14 @@ struct GraphQLTrafficTests {
         let lines = [
             #"{"v":1,"kind":"request","id":1,"method":"POST","url":"https://abc-dsn.algolia.example/1/indexes/menu/query","requestHeaders":{"Content-Type":"application/json"},"requestBody":"{\"query\":\"pizza margherita\",\"hitsPerPage\":5}","status":200}"#,
             #"{"v":1,"kind":"request","id":2,"method":"POST","url":"https://api.takeaway.example/api/graphql","requestHeaders":{"Content-Type":"application/json"},"requestBody":"{\"query\":\"pizza margherita\"}","status":200}"#,
+            #"{"v":1,"kind":"request","id":3,"method":"POST","url":"https://api.takeaway.example/gql","requestHeaders":{"Content-Type":"application/json"},"requestBody":"{\"query\":\"query { me \"}","status":200}"#,
         ]
         let journal = folder.url.appendingPathComponent("app.jsonl")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
         let out = try ChildProcess.run("stublint", arguments: ["traffic", "--graphql-schema", Self.schema, journal.path])
         #expect(!out.stdout.contains("#1 POST"), "\(out.stdout)")
         #expect(out.stdout.contains("#2 POST https://api.takeaway.example/api/graphql: anonymous operation: the document at 1:1 does not parse"), "\(out.stdout)")
+        #expect(out.stdout.contains("#3 POST https://api.takeaway.example/gql: "), "\(out.stdout)")
     }
 
     @Test("a variable under a secret's name is reported without its value")

@@ -199,6 +199,17 @@ struct TrafficInputsTests {
         try JSONSerialization.data(withJSONObject: har, options: [.prettyPrinted, .sortedKeys]).write(to: file)
         let fromHAR = try Self.run(["--openapi", spec.path, file.path])
         #expect(fromHAR.stdout.contains("#1 GET https://api.secrets.example/menu?dish=pizza+margherita: required cookie parameter 'region' is missing"), "\(fromHAR.stdout)")
+        // StubKit's own HAR export is the app's journal too: no stored cookie was ever in it.
+        var stubkit = har
+        var log = stubkit["log"] as! [String: Any]
+        var entries = log["entries"] as! [[String: Any]]
+        entries[0]["_stubkit"] = ["answered": true]
+        log["entries"] = entries
+        stubkit["log"] = log
+        let exported = dir.appendingPathComponent("stubkit.har")
+        try JSONSerialization.data(withJSONObject: stubkit, options: [.prettyPrinted, .sortedKeys]).write(to: exported)
+        let fromExport = try Self.run(["--openapi", spec.path, exported.path])
+        #expect(!fromExport.stdout.contains("cookie parameter"), "\(fromExport.stdout)")
     }
 
     @Test("readOnly properties are required in responses only, writeOnly ones in requests only", arguments: ["3.0.3", "3.1.0"])
@@ -327,6 +338,28 @@ struct TrafficInputsTests {
         #expect(!out.stdout.contains("#2 GET"), "\(out.stdout)")
         #expect(out.stdout.contains("#3 GET \(base)/paint?page=2&color=green: query parameter 'extra' is 'color=green', which does not fit its schema: /color:"), "\(out.stdout)")
         #expect(out.stdout.hasSuffix("3 errors, 0 warnings, 0 notes in 1 input (3 entries)\n"), "\(out.stdout)")
+    }
+
+    @Test("a schema pattern StubKit cannot run is a note, not a silent pass")
+    func patternThatDoesNotCompile() throws {
+        let dir = try TrafficBadInputTests.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let spec = dir.appendingPathComponent("pattern.yaml")
+        try Data("""
+        openapi: 3.0.3
+        info: { title: Pattern, version: 1.0.0 }
+        servers: [ { url: 'https://api.pattern.example' } ]
+        paths:
+          /codes:
+            post:
+              requestBody: { content: { application/json: { schema: { type: object, properties: { code: { type: string, pattern: '^[a-z]{2,1}$' } } } } } }
+              responses: { '200': { description: ok } }
+        """.utf8).write(to: spec)
+        let journal = dir.appendingPathComponent("app.jsonl")
+        try Data(#"{"v":1,"kind":"request","id":1,"method":"POST","url":"https://api.pattern.example/codes","requestHeaders":{"Content-Type":"application/json"},"requestBody":"{\"code\":\"ab\"}","status":200}"#.utf8 + Data("\n".utf8)).write(to: journal)
+        let out = try Self.run(["--openapi", spec.path, journal.path])
+        #expect(out.status == 0, "\(out.stdout)")
+        #expect(out.stdout.contains("the pattern /^[a-z]{2,1}$/ is not a regular expression StubKit can run; not checked against it"), "\(out.stdout)")
     }
 
     @Test("a server variable in the base path stands for each of its enum values")
