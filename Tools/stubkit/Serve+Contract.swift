@@ -37,9 +37,10 @@ enum ServeContract {
         let codes: Set<DiagnosticCode> = answer == nil
             ? [.trafficOperationNotFound, .trafficParameterInvalid, .trafficRequestBodyInvalid, .trafficNotChecked]
             : [.trafficResponseStatusUndocumented, .trafficResponseBodyInvalid]
-        let prefix = entry.label + ": "
         return validator.validate(entry).filter { codes.contains($0.code) }.map { diagnostic in
-            var message = diagnostic.message.hasPrefix(prefix) ? String(diagnostic.message.dropFirst(prefix.count)) : diagnostic.message
+            // Without the request's label (the journal has the request), as the validator wrote it.
+            let label = TrafficValidator.entryLabel(of: diagnostic)
+            var message = label.map { String(diagnostic.message.dropFirst($0.count + 2)) } ?? diagnostic.message
             var severity = diagnostic.severity
             var subject = JournalContractFinding.Subject.request
             if let answer {
@@ -51,8 +52,11 @@ enum ServeContract {
                 }
                 if severity == .error { severity = .warning }
             }
-            return JournalContractFinding(code: diagnostic.code.rawValue, severity: severity, subject: subject, message: message,
-                                   pointer: diagnostic.pointer, parameter: parameter(in: message))
+            var finding = JournalContractFinding(code: diagnostic.code.rawValue, severity: severity, subject: subject, message: message,
+                                                 pointer: diagnostic.pointer, parameter: parameter(in: message))
+            // `#1 GET https://…/reset/REDACTED?…` less its number and query: the URL as stderr prints it.
+            finding.shownURL = label.flatMap { $0.split(separator: " ", maxSplits: 2).last?.split(separator: "?", maxSplits: 1).first.map(String.init) }
+            return finding
         }
     }
 

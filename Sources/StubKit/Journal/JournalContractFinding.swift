@@ -25,6 +25,9 @@ package struct JournalContractFinding: Sendable, Hashable {
     package var pointer: String?
     /// The parameter, when the finding is about one.
     package var parameter: String?
+    /// The request's URL as reports print it, with what the contract calls secret concealed (a
+    /// `{reset_token}` path segment); `nil`: its path. Not journalled: the journal has the request.
+    package var shownURL: String?
 
     package init(code: String, severity: Diagnostic.Severity, subject: Subject, message: String, pointer: String? = nil, parameter: String? = nil) {
         self.code = code

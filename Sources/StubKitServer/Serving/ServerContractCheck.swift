@@ -53,8 +53,9 @@ package struct ServerContractCheck: Sendable {
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
         components?.query = nil
         components?.fragment = nil
-        let target = components?.string ?? request.url.path
+        let path = components?.string ?? request.url.path
         for finding in findings where finding.severity != .note {
+            let target = finding.shownURL ?? path
             let whose: String
             switch finding.subject {
             case .request: whose = rejected ? "the request violates the spec (answered 400)" : "the request violates the spec"

@@ -137,6 +137,35 @@ struct ServerContractTests {
         }
     }
 
+    @Test("a secret path segment is not printed on stderr, and the journalled message does not repeat the request")
+    func secretPathSegmentsOnStderr() throws {
+        let folder = try TemporaryFolder()
+        try folder.bundle("reset", ["stubsRules.json": """
+            { "rules": [ { "name": "reset", "method": "GET", "path": "/reset/{token}", "status": 200, "json": {} } ] }
+            """])
+        let spec = try folder.file("reset.yaml", data: Data("""
+            openapi: 3.0.3
+            info: { title: Reset, version: 1.0.0 }
+            servers: [ { url: 'https://api.reset.example' } ]
+            paths:
+              /reset/{reset_token}:
+                get:
+                  parameters:
+                    - { name: reset_token, in: path, required: true, schema: { type: string } }
+                    - { name: lang, in: query, required: true, schema: { type: string } }
+                  responses: { '200': { description: ok, content: { application/json: { schema: { type: object } } } } }
+            """.utf8))
+        let server = try ServerProcess([folder.url.path, "--template", "reset", "--openapi", spec.path])
+        #expect(try Curl.request("\(server.baseURL)/reset/LEAKED-TOKEN").status == 200)
+        let journal = try Self.journal(server)
+        let findings = Self.findings(journal.first?.stubkit ?? [:])
+        #expect(findings.map { $0["message"] as? String } == ["required query parameter 'lang' is missing"], "\(findings)")
+        let exit = server.terminate(SIGTERM)
+        expectCleanExit(exit)
+        #expect(exit.stderr.contains("stubkit: warning: GET http://127.0.0.1:\(server.baseURL.port ?? 0)/reset/REDACTED: the request violates the spec: required query parameter 'lang' is missing [SK211]"), "\(exit.stderr)")
+        #expect(!exit.stderr.contains("LEAKED"), "\(exit.stderr)")
+    }
+
     @Test("--validate responses: a stub's answer the spec forbids is warned about as the stub's fault; requests are not checked")
     func stubResponseViolations() throws {
         let folder = try Self.bundle()
