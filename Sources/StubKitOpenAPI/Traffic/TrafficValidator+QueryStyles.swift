@@ -30,8 +30,14 @@ extension TrafficValidator {
                 let prefix = name + "["
                 let sent = items.filter { $0.name.hasPrefix(prefix) && $0.name.hasSuffix("]") }
                 guard !sent.isEmpty else { return nil }
-                let pairs = sent.map { (String($0.name.dropFirst(prefix.count).dropLast()), $0.value ?? "") }
-                return (zip(sent, pairs).map { item, pair in Self.shownPair(item.name, property: pair.0, value: pair.1) }, object(pairs))
+                // `name[a][b]=v` is {"a": {"b": v}}; nesting past a bound stays one key, so no input runs deep.
+                let paths = sent.map { item -> [String] in
+                    let keys = item.name.dropFirst(prefix.count).dropLast().components(separatedBy: "][")
+                    return keys.count > Self.maximumDeepObjectNesting
+                        ? Array(keys.prefix(Self.maximumDeepObjectNesting - 1)) + [keys.dropFirst(Self.maximumDeepObjectNesting - 1).joined(separator: "][")] : keys
+                }
+                let shown = zip(sent, paths).map { item, path in Self.shownPair(item.name, property: path.last ?? "", value: item.value ?? "") }
+                return (shown, Self.deepObject(zip(paths, sent.map { $0.value ?? "" }).map { ($0, $1) }, schema: resolved, spec: spec))
             case "form" where explode:
                 // Its properties' items; with `additionalProperties`, every item no other parameter names.
                 let names = Set(properties.map(\.key))
@@ -52,6 +58,27 @@ extension TrafficValidator {
         let values = explode ? sent : sent.flatMap { $0.split(separator: Self.delimiter(style), omittingEmptySubsequences: false).map(String.init) }
         let itemSchema = resolved["items"] ?? SourceValue(.dictionary([]))
         return (sent, SourceValue(.array(values.map { OperationMatcher.parameterValue($0, schema: itemSchema, spec: spec) })))
+    }
+
+    static let maximumDeepObjectNesting = 32
+
+    /// deepObject items as nested objects, each value typed by its property's schema.
+    static func deepObject(_ pairs: [([String], String)], schema: SourceValue, spec: OpenAPISpec) -> SourceValue {
+        let resolved = spec.resolved(schema)
+        var order: [String] = []
+        var groups: [String: [([String], String)]] = [:]
+        for (path, text) in pairs {
+            guard let first = path.first else { continue }
+            if groups[first] == nil { order.append(first) }
+            groups[first, default: []].append((Array(path.dropFirst()), text))
+        }
+        return SourceValue(.dictionary(order.map { key in
+            let child = resolved["properties"]?[key] ?? resolved["additionalProperties"] ?? SourceValue(.dictionary([]))
+            let members = groups[key] ?? []
+            let value = members.first { $0.0.isEmpty }.map { OperationMatcher.parameterValue($0.1, schema: child, spec: spec) }
+                ?? deepObject(members, schema: child, spec: spec)
+            return SourceValue.Entry(key: key, keyPosition: nil, value: value)
+        }))
     }
 
     /// `name=value` as a message prints it, the value concealed under a secret's name (`creds[token]`).

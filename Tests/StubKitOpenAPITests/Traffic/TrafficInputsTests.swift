@@ -270,7 +270,7 @@ struct TrafficInputsTests {
             get:
               parameters:
                 - { name: filter, in: query, required: true, style: deepObject, explode: true,
-                    schema: { type: object, properties: { status: { type: string, enum: [open, closed] } } } }
+                    schema: { type: object, properties: { status: { type: string, enum: [open, closed] }, price: { type: object, properties: { max: { type: integer } } } } } }
                 - { name: point, in: query, required: true, schema: { type: object, properties: { lat: { type: number }, lng: { type: number } } } }
                 - { name: ids, in: query, style: pipeDelimited, explode: false, schema: { type: array, items: { type: integer } } }
                 - { name: tags, in: query, style: spaceDelimited, explode: false, schema: { type: array, items: { type: string, enum: [vegan, spicy] } } }
@@ -280,9 +280,10 @@ struct TrafficInputsTests {
         """.utf8).write(to: spec)
         let api = "https://api.search.example/search"
         let lines = [
-            #"{"v":1,"kind":"request","id":1,"method":"GET","url":"\#(api)?filter%5Bstatus%5D=open&lat=52.5&lng=13.4&ids=1%7C2%7C3&tags=vegan%20spicy","status":200}"#,
+            #"{"v":1,"kind":"request","id":1,"method":"GET","url":"\#(api)?filter%5Bstatus%5D=open&filter%5Bprice%5D%5Bmax%5D=20&lat=52.5&lng=13.4&ids=1%7C2%7C3&tags=vegan%20spicy","status":200}"#,
             #"{"v":1,"kind":"request","id":2,"method":"GET","url":"\#(api)?filter%5Bstatus%5D=lost&lng=east&ids=1%7Cx&tags=vegan+salty&q=%7B%7D","status":200}"#,
             #"{"v":1,"kind":"request","id":3,"method":"GET","url":"\#(api)?ids=1","status":200}"#,
+            #"{"v":1,"kind":"request","id":4,"method":"GET","url":"\#(api)?filter%5Bprice%5D%5Bmax%5D=cheap&lat=1&lng=2","status":200}"#,
         ]
         let journal = dir.appendingPathComponent("app.jsonl")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journal)
@@ -297,7 +298,8 @@ struct TrafficInputsTests {
             "#3 GET \(api)?ids=1: required query parameter 'filter' is missing [SK211]",
             "#3 GET \(api)?ids=1: required query parameter 'point' is missing [SK211]",
         ] { #expect(out.stdout.contains(expected), "\(expected)\n---\n\(out.stdout)") }
-        #expect(out.stdout.hasSuffix("6 errors, 0 warnings, 1 note in 1 input (3 entries)\n"), "\(out.stdout)")
+        #expect(out.stdout.contains("#4 GET \(api)?filter%5Bprice%5D%5Bmax%5D=cheap&lat=1&lng=2: query parameter 'filter' is 'filter[price][max]=cheap', which does not fit its schema: /price/max: expected integer, got string [SK211]"), "\(out.stdout)")
+        #expect(out.stdout.hasSuffix("7 errors, 0 warnings, 1 note in 1 input (4 entries)\n"), "\(out.stdout)")
     }
 
     @Test("an object parameter's secret properties are not printed; a form-exploded object with additionalProperties takes the items no other parameter names")
