@@ -7,6 +7,9 @@ import StubKit
 /// `--max-body`, and a schema check of it should not hold other connections' answers), then either
 /// the stubs answer with the findings journalled, or the request is refused with a problem document.
 extension RequestDispatcher {
+    /// Where request checks run, off the event loop: concurrent, so one long check holds up no other.
+    static let contractQueue = DispatchQueue(label: "stubkit.server.contract-check", qos: .userInitiated, attributes: .concurrent)
+
     func checkContract(_ exchange: Exchange, with check: ServerContractCheck, refusable: Bool, on connection: ConnectionHandler,
                        then answer: @escaping (Exchange, ConnectionHandler) -> Void) {
         let loop = connection.eventLoop
@@ -15,7 +18,9 @@ extension RequestDispatcher {
         let boundAnswer = NIOLoopBound(answer, eventLoop: loop)
         let request = exchange.stubRequest
         let hostIsNamed = exchange.routed.stubbedHost != nil
-        Task {
+        // On a dispatch queue, not a Task: the cooperative pool is a few threads, which a test runner
+        // hosting the server in process may hold with blocking calls, and the check would wait behind them.
+        Self.contractQueue.async {
             let findings = check.check(request, hostIsNamed, nil)
             loop.execute {
                 let connection = bound.value
