@@ -37,7 +37,7 @@ enum ServeContract {
         let codes: Set<DiagnosticCode> = answer == nil
             ? [.trafficOperationNotFound, .trafficParameterInvalid, .trafficRequestBodyInvalid, .trafficNotChecked]
             : [.trafficResponseStatusUndocumented, .trafficResponseBodyInvalid]
-        return validator.validate(entry).filter { codes.contains($0.code) }.map { diagnostic in
+        return validator.validate(entry, checksRequest: answer == nil).filter { codes.contains($0.code) }.map { diagnostic in
             // Without the request's label (the journal has the request), as the validator wrote it.
             let label = TrafficValidator.entryLabel(of: diagnostic)
             var message = label.map { String(diagnostic.message.dropFirst($0.count + 2)) } ?? diagnostic.message

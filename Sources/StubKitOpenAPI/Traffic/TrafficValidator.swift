@@ -18,8 +18,9 @@ package struct TrafficValidator: Sendable {
         self.spec = spec
     }
 
-    /// Every finding for one entry, in the order request line, parameters, request body, response.
-    package func validate(_ entry: TrafficEntry) -> [Diagnostic] {
+    /// Every finding for one entry, in the order request line, parameters, request body, response;
+    /// `checksRequest` false leaves out the parameters and body (an answer checked after its request was).
+    package func validate(_ entry: TrafficEntry, checksRequest: Bool = true) -> [Diagnostic] {
         // Traffic to hosts the document does not serve (analytics, images on a CDN) is not its to judge.
         if entry.hostIsKnown, let host = entry.url.host?.lowercased(), !spec.servers.contains(where: { $0.serves(host: host) }) {
             return [diagnostic(.trafficNotChecked, entry, "host '\(host)' is not a server of the OpenAPI document (servers: \(spec.serverURLs)); not checked")]
@@ -49,8 +50,11 @@ package struct TrafficValidator: Sendable {
             let operation = operations[0]
             var labelled = entry
             labelled.concealedPathSegments = Set(literals.filter { Self.concealer.isSecret($0.parameter, in: .parameter) }.map(\.literal))
-            var out = checkParameters(labelled, operation, pathLiterals: literals)
-            out += checkRequestBody(labelled, operation)
+            var out: [Diagnostic] = []
+            if checksRequest {
+                out += checkParameters(labelled, operation, pathLiterals: literals)
+                out += checkRequestBody(labelled, operation)
+            }
             if let response = entry.response, response.isReal { out += checkResponse(response, of: labelled, operation) }
             return out
         }
