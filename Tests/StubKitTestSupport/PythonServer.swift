@@ -12,6 +12,7 @@ public final class PythonServer: @unchecked Sendable {
     public private(set) var port = 0
     private let stdout: PipeReader
     private let stderr: PipeReader
+    private let exit: ProcessExitWaiter
 
     /// Why the script could not serve, with what it printed.
     public struct Failure: Error, CustomStringConvertible {
@@ -36,10 +37,11 @@ public final class PythonServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         stdout = PipeReader(out.fileHandleForReading)
         stderr = PipeReader(err.fileHandleForReading)
+        exit = ProcessExitWaiter(process)
         try process.run()
         guard let line = stdout.waitForLine(containing: "listening on ", limit: limit) else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            exit.wait(limit: 30)
             throw Failure(description: "python3 \(script) did not start:\n\(stdout.waitForEnd().text)\(stderr.waitForEnd().text)")
         }
         port = line.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
@@ -50,6 +52,7 @@ public final class PythonServer: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        // A killed child is gone whether or not Foundation reaps it in time: the wait is bounded.
+        exit.wait(limit: 30)
     }
 }

@@ -18,6 +18,7 @@ public final class ServerProcess: @unchecked Sendable {
     public private(set) var port = 0
     private let stdout: PipeReader
     private let stderr: PipeReader
+    private let exitWaiter: ProcessExitWaiter
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -52,6 +53,7 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         stdout = PipeReader(out.fileHandleForReading)
         stderr = PipeReader(err.fileHandleForReading)
+        exitWaiter = ProcessExitWaiter(process)
         try process.run()
         guard let line = stdout.waitForLine(containing: "listening on http://", limit: limit) else {
             let exit = terminate(SIGKILL)
@@ -96,7 +98,13 @@ public final class ServerProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, signal) }
         // Its stdout closes when it ends.
         if !stdout.waitForEnd(limit: limit).ended { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if !exitWaiter.wait(limit: limit) {
+            kill(process.processIdentifier, SIGKILL)
+            guard exitWaiter.wait(limit: limit) else {
+                // Not reaped in time: its status cannot be read, and the exit says it did not end cleanly.
+                return Exit(status: -1, exited: false, stdout: stdout.waitForEnd(limit: 10).text, stderr: stderr.waitForEnd(limit: 10).text)
+            }
+        }
         let exit = Exit(status: process.terminationStatus, exited: process.terminationReason == .exit,
                         stdout: stdout.waitForEnd().text, stderr: stderr.waitForEnd().text)
         return exit
